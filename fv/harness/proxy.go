@@ -1,0 +1,215 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
+)
+
+// errCut is the cause given to the upstream request of a stream the proxy cut.
+var errCut = errors.New("cut by harness proxy")
+
+// Proxy is a fault-injecting reverse proxy in front of a ControlPlane's
+// apiserver: plain HTTP on a random loopback port, forwarding every request as
+// the admin. It streams watches as they come, and it follows the apiserver
+// across restarts. Its methods are safe for concurrent use.
+//
+// Faults apply per resource, named by API group ("" for the core group) and
+// plural, the way the apiserver parses request paths:
+//   - Cut drops the open requests (watches included) of one resource;
+//   - Refuse makes new requests of one resource fail with 503 until Allow;
+//   - Blackhole drops everything open and holds new requests unanswered.
+type Proxy struct {
+	cp       *ControlPlane
+	listener net.Listener
+	server   *http.Server
+	rp       *httputil.ReverseProxy
+
+	mu        sync.Mutex
+	streams   map[*stream]struct{}
+	refused   map[schema.GroupResource]bool
+	blackhole chan struct{} // non-nil while blackholing; closed when it ends
+	requests  map[requestKey]int
+	closed    bool
+}
+
+// stream is one request being proxied.
+type stream struct {
+	resource schema.GroupResource
+	cancel   context.CancelCauseFunc
+}
+
+type requestKey struct {
+	resource schema.GroupResource
+	verb     string
+}
+
+// ProxyOption configures a Proxy.
+type ProxyOption func(*proxyOptions)
+
+type proxyOptions struct {
+	errorLog *log.Logger
+}
+
+// WithProxyErrorLog sends the proxy's error messages (failed upstream requests,
+// broken copies) to l. By default they are discarded: the faults the proxy
+// injects cause them by design.
+func WithProxyErrorLog(l *log.Logger) ProxyOption {
+	return func(o *proxyOptions) { o.errorLog = l }
+}
+
+// NewProxy starts a Proxy in front of cp's apiserver. Close it when done.
+func NewProxy(cp *ControlPlane, opts ...ProxyOption) (*Proxy, error) {
+	o := proxyOptions{errorLog: log.New(io.Discard, "", 0)}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	transport, err := rest.TransportFor(cp.Config())
+	if err != nil {
+		return nil, fmt.Errorf("creating the proxy's admin transport: %w", err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("listening for the proxy: %w", err)
+	}
+	p := &Proxy{
+		cp:       cp,
+		listener: l,
+		streams:  map[*stream]struct{}{},
+		refused:  map[schema.GroupResource]bool{},
+		requests: map[requestKey]int{},
+	}
+	p.rp = &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			// Resolved per request, so that the proxy follows the apiserver
+			// should a restart move it.
+			pr.SetURL(cp.APIServerURL())
+		},
+		Transport:     transport,
+		FlushInterval: -1, // stream watch events as they come
+		ErrorLog:      o.errorLog,
+		ErrorHandler:  p.upstreamError,
+	}
+	p.server = &http.Server{
+		Handler:           p,
+		ErrorLog:          o.errorLog,
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	go func() { _ = p.server.Serve(l) }()
+	return p, nil
+}
+
+// URL returns the proxy's base URL, http://127.0.0.1:PORT.
+func (p *Proxy) URL() string {
+	return "http://" + p.listener.Addr().String()
+}
+
+// Config returns a rest.Config that reaches the apiserver through the proxy,
+// acting as the admin, with client-side rate limiting off (QPS -1).
+func (p *Proxy) Config() *rest.Config {
+	return &rest.Config{Host: p.URL(), QPS: -1}
+}
+
+// Close stops the proxy and drops every connection through it.
+func (p *Proxy) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	p.endBlackholeLocked()
+	for s := range p.streams {
+		s.cancel(errCut)
+	}
+	p.mu.Unlock()
+	if err := p.server.Close(); err != nil {
+		return fmt.Errorf("closing proxy: %w", err)
+	}
+	return nil
+}
+
+// ServeHTTP proxies one request, applying the faults in force.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	info := parseRequestInfo(r)
+	gr := schema.GroupResource{Group: info.Group, Resource: info.Resource}
+
+	p.mu.Lock()
+	p.requests[requestKey{resource: gr, verb: info.Verb}]++
+	if hole := p.blackhole; hole != nil {
+		p.mu.Unlock()
+		select {
+		case <-hole:
+		case <-r.Context().Done():
+		}
+		panic(http.ErrAbortHandler) // drop the connection without an answer
+	}
+	if info.Resource != "" && p.refused[gr] {
+		p.mu.Unlock()
+		writeStatus(w, http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable,
+			fmt.Sprintf("the harness proxy refuses requests for %s", gr))
+		return
+	}
+	ctx, cancel := context.WithCancelCause(r.Context())
+	s := &stream{resource: gr, cancel: cancel}
+	p.streams[s] = struct{}{}
+	p.mu.Unlock()
+
+	defer func() {
+		p.mu.Lock()
+		delete(p.streams, s)
+		p.mu.Unlock()
+		cancel(nil)
+	}()
+	p.rp.ServeHTTP(w, r.WithContext(ctx))
+	if errors.Is(context.Cause(ctx), errCut) {
+		// The reverse proxy panics by itself when a cut breaks a response body
+		// it is copying; this covers cuts before the response headers came.
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// upstreamError answers a request whose upstream round trip failed: nothing
+// for a cut one (ServeHTTP then drops the connection), 502 otherwise.
+func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(context.Cause(r.Context()), errCut) {
+		return
+	}
+	p.rp.ErrorLog.Printf("harness proxy: %s %s: %v", r.Method, r.URL.Path, err)
+	writeStatus(w, http.StatusBadGateway, metav1.StatusReasonUnknown, "the harness proxy cannot reach the apiserver: "+err.Error())
+}
+
+// Requests returns how many requests of verb (get, list, watch, create, update,
+// patch, delete, deletecollection) to resource (plural) of group ("" for the
+// core group) the proxy has seen, whether it forwarded them or not.
+func (p *Proxy) Requests(group, resource, verb string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.requests[requestKey{resource: schema.GroupResource{Group: group, Resource: resource}, verb: verb}]
+}
+
+// OpenStreams returns how many requests of resource (plural) of group the
+// proxy is forwarding right now: mostly watches.
+func (p *Proxy) OpenStreams(group, resource string) int {
+	gr := schema.GroupResource{Group: group, Resource: resource}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for s := range p.streams {
+		if s.resource == gr {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,87 @@
+package harness
+
+import (
+	"encoding/json"
+	"net/http"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Cut drops every open request (watches and requests in flight) of resource
+// (plural) of group ("" for the core group), as a broken connection would: the
+// upstream request is cancelled and the client's connection closed without a
+// proper end. Other resources' streams are untouched, and new requests go
+// through. It returns how many requests it cut.
+func (p *Proxy) Cut(group, resource string) int {
+	gr := schema.GroupResource{Group: group, Resource: resource}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for s := range p.streams {
+		if s.resource == gr {
+			s.cancel(errCut)
+			delete(p.streams, s)
+			n++
+		}
+	}
+	return n
+}
+
+// Refuse makes new requests of resource (plural) of group fail with 503
+// Service Unavailable and a Status body, without Retry-After so that client-go
+// does not retry on its own, until Allow. Open streams are not cut (see Cut).
+func (p *Proxy) Refuse(group, resource string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.refused[schema.GroupResource{Group: group, Resource: resource}] = true
+}
+
+// Allow ends a Refuse of resource (plural) of group.
+func (p *Proxy) Allow(group, resource string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.refused, schema.GroupResource{Group: group, Resource: resource})
+}
+
+// Blackhole, turned on, drops every open request and makes new ones hang
+// unanswered; turned off, it drops the connections of the requests it held and
+// lets new requests through again.
+func (p *Proxy) Blackhole(on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !on {
+		p.endBlackholeLocked()
+		return
+	}
+	if p.blackhole == nil && !p.closed {
+		p.blackhole = make(chan struct{})
+	}
+	for s := range p.streams {
+		s.cancel(errCut)
+		delete(p.streams, s)
+	}
+}
+
+func (p *Proxy) endBlackholeLocked() {
+	if p.blackhole != nil {
+		close(p.blackhole)
+		p.blackhole = nil
+	}
+}
+
+// writeStatus answers with a Kubernetes Status, as the apiserver does, but
+// without Retry-After so that client-go hands the error to its caller.
+func writeStatus(w http.ResponseWriter, code int, reason metav1.StatusReason, message string) {
+	status := metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   metav1.StatusFailure,
+		Message:  message,
+		Reason:   reason,
+		Code:     int32(code),
+	}
+	body, _ := json.Marshal(status)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(body)
+}

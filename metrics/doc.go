@@ -1,0 +1,21 @@
+// Package metrics exports a syncer's per-type activity as Prometheus metrics.
+//
+// Observer implements syncer.Observer. It registers its metrics on a registry the
+// caller chooses, never on the global default one, so that a program embedding
+// kubesync decides what it exposes. All metrics carry the label "type", the
+// resource type's name ("pods", "networkpolicies.crd.projectcalico.org"):
+//
+//	kubesync_objects                          gauge    objects the type holds now
+//	kubesync_lists_total{reason}              counter  lists started; reason "initial"
+//	                                                   is the first list, any other
+//	                                                   reason a relist
+//	kubesync_watch_restarts_total             counter  watches re-opened from the
+//	                                                   last revision
+//	kubesync_last_event_timestamp_seconds     gauge    unix time of the last event;
+//	                                                   its age is time() - it
+//	kubesync_type_status{status}              gauge    1 for the type's current
+//	                                                   status, 0 for the others
+//	kubesync_conversion_failures_total        counter  objects that failed conversion
+//
+// RegisterRuntime adds the Go runtime and process collectors to a registry.
+package metrics

@@ -1,0 +1,166 @@
+package metrics
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kubesync/kubesync/syncer"
+)
+
+// statuses are the values of the "status" label, in SyncStatus order.
+var statuses = [...]syncer.SyncStatus{syncer.WaitForDatastore, syncer.ResyncInProgress, syncer.InSync}
+
+// Observer records a syncer's activity as Prometheus metrics. Build it with New and
+// hand it to syncer.WithObserver. Its methods only update in-memory metrics: they
+// never block on I/O. It is safe for concurrent use, so several syncers may share
+// one Observer if their type names differ.
+type Observer struct {
+	now func() time.Time
+
+	objects      *prometheus.GaugeVec
+	lists        *prometheus.CounterVec
+	restarts     *prometheus.CounterVec
+	lastEvent    *prometheus.GaugeVec
+	status       *prometheus.GaugeVec
+	convFailures *prometheus.CounterVec
+
+	mu    sync.Mutex
+	types map[string]*typeMetrics
+}
+
+var _ syncer.Observer = (*Observer)(nil)
+
+// typeMetrics are the metric children of one type, resolved once.
+type typeMetrics struct {
+	objects      prometheus.Gauge
+	restarts     prometheus.Counter
+	lastEvent    prometheus.Gauge
+	status       [len(statuses)]prometheus.Gauge
+	convFailures prometheus.Counter
+
+	current syncer.SyncStatus
+	known   bool // current was set
+}
+
+// New builds an Observer and registers its metrics on reg. It fails if reg already
+// holds metrics of the same names and labels (for example a second Observer without
+// its own WithConstLabels).
+func New(reg prometheus.Registerer, opts ...Option) (*Observer, error) {
+	if reg == nil {
+		return nil, fmt.Errorf("metrics: nil Registerer")
+	}
+	c := config{namespace: "kubesync", now: time.Now}
+	for _, o := range opts {
+		o(&c)
+	}
+	opts2 := func(name, help string) (string, string, string, prometheus.Labels) {
+		return c.namespace, name, help, c.constLabels
+	}
+	gauge := func(name, help string, labels ...string) *prometheus.GaugeVec {
+		ns, n, h, cl := opts2(name, help)
+		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: ns, Name: n, Help: h, ConstLabels: cl}, labels)
+	}
+	counter := func(name, help string, labels ...string) *prometheus.CounterVec {
+		ns, n, h, cl := opts2(name, help)
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: n, Help: h, ConstLabels: cl}, labels)
+	}
+	o := &Observer{
+		now:     c.now,
+		objects: gauge("objects", "Objects that a resource type holds now.", "type"),
+		lists: counter("lists_total",
+			`Lists started per resource type; reason "initial" is the first list, any other reason a relist.`,
+			"type", "reason"),
+		restarts: counter("watch_restarts_total",
+			"Watches re-opened from their last revision, without a relist.", "type"),
+		lastEvent: gauge("last_event_timestamp_seconds",
+			"Unix time of the last event received for a resource type; its age is time() minus this.", "type"),
+		status: gauge("type_status",
+			"Sync status of a resource type: 1 for its current status, 0 for the others.", "type", "status"),
+		convFailures: counter("conversion_failures_total",
+			"Objects that failed conversion and were skipped.", "type"),
+		types: map[string]*typeMetrics{},
+	}
+	for _, col := range []prometheus.Collector{o.objects, o.lists, o.restarts, o.lastEvent, o.status, o.convFailures} {
+		if err := reg.Register(col); err != nil {
+			return nil, fmt.Errorf("metrics: registering kubesync metrics: %w", err)
+		}
+	}
+	return o, nil
+}
+
+// of returns the metrics of type name, creating them on first use so that every
+// series of a type exists, at zero, as soon as the type is seen.
+func (o *Observer) of(name string) *typeMetrics {
+	if tm, ok := o.types[name]; ok {
+		return tm
+	}
+	tm := &typeMetrics{
+		objects:      o.objects.WithLabelValues(name),
+		restarts:     o.restarts.WithLabelValues(name),
+		lastEvent:    o.lastEvent.WithLabelValues(name),
+		convFailures: o.convFailures.WithLabelValues(name),
+	}
+	for i, st := range statuses {
+		tm.status[i] = o.status.WithLabelValues(name, st.String())
+	}
+	o.types[name] = tm
+	return tm
+}
+
+// Listing counts a list of typeName started for reason.
+func (o *Observer) Listing(typeName, reason string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.of(typeName)
+	o.lists.WithLabelValues(typeName, reason).Inc()
+}
+
+// WatchRestarted counts a watch of typeName re-opened from its last revision.
+func (o *Observer) WatchRestarted(typeName string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.of(typeName).restarts.Inc()
+}
+
+// EventReceived records the time of an event of typeName.
+func (o *Observer) EventReceived(typeName string) {
+	now := o.now()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.of(typeName).lastEvent.Set(float64(now.UnixNano()) / 1e9)
+}
+
+// Objects sets the number of objects typeName holds.
+func (o *Observer) Objects(typeName string, n int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.of(typeName).objects.Set(float64(n))
+}
+
+// TypeStatus sets the status of typeName.
+func (o *Observer) TypeStatus(typeName string, status syncer.SyncStatus) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	tm := o.of(typeName)
+	if tm.known && tm.current == status {
+		return
+	}
+	tm.current, tm.known = status, true
+	for i, st := range statuses {
+		v := 0.0
+		if st == status {
+			v = 1
+		}
+		tm.status[i].Set(v)
+	}
+}
+
+// ConversionFailed counts an object of typeName that failed conversion.
+func (o *Observer) ConversionFailed(typeName string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.of(typeName).convFailures.Inc()
+}

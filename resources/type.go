@@ -1,0 +1,131 @@
+package resources
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+)
+
+// ConvertFunc turns one API object into zero or more KVPairs. It must not keep a
+// reference to obj beyond what it returns, and it must not modify obj unless it
+// returns it as a value.
+type ConvertFunc func(obj runtime.Object) ([]KVPair, error)
+
+// Clients are the API clients a Type lists and watches with: typed clients
+// (protobuf) for built-in kinds, the dynamic client for everything else.
+type Clients struct {
+	Typed   kubernetes.Interface
+	Dynamic dynamic.Interface
+}
+
+// Type describes one watched resource type. The zero value is not usable: build one
+// with Custom or take a built-in one such as Pods, then refine it with the With*
+// methods, which return a modified copy.
+type Type struct {
+	// Name identifies the type within a syncer, in kubectl's resource.group form:
+	// "pods", "networkpolicies.networking.k8s.io".
+	Name string
+	GVR  schema.GroupVersionResource
+	// Kind is the qualified kind (Kind.group) that the default conversion puts in
+	// Key.Kind.
+	Kind       string
+	Namespaced bool
+
+	// Namespace restricts a namespaced type to one namespace; empty means all.
+	Namespace     string
+	LabelSelector string
+	FieldSelector string
+	// PageSize overrides the syncer's page size for paged lists of this type.
+	PageSize int64
+
+	convert      ConvertFunc
+	listWatchFor func(c Clients, namespace string) cache.ListerWatcherWithContext
+}
+
+// Custom describes a type that the dynamic client serves, such as a CRD. kind is the
+// unqualified kind, e.g. "GlobalNetworkPolicy".
+func Custom(gvr schema.GroupVersionResource, kind string, namespaced bool) Type {
+	return Type{
+		Name:       gvr.GroupResource().String(),
+		GVR:        gvr,
+		Kind:       schema.GroupKind{Group: gvr.Group, Kind: kind}.String(),
+		Namespaced: namespaced,
+	}
+}
+
+// WithConvert returns a copy of t that converts objects with fn.
+func (t Type) WithConvert(fn ConvertFunc) Type { t.convert = fn; return t }
+
+// WithSelectors returns a copy of t whose lists and watches carry these selectors.
+func (t Type) WithSelectors(label, field string) Type {
+	t.LabelSelector, t.FieldSelector = label, field
+	return t
+}
+
+// InNamespace returns a copy of t restricted to one namespace.
+func (t Type) InNamespace(ns string) Type { t.Namespace = ns; return t }
+
+// String returns the type's name.
+func (t Type) String() string { return t.Name }
+
+// Validate reports a type that cannot be watched.
+func (t Type) Validate() error {
+	switch {
+	case t.Name == "":
+		return fmt.Errorf("resource type %v has no name", t.GVR)
+	case t.GVR.Resource == "" || t.GVR.Version == "":
+		return fmt.Errorf("resource type %q has an incomplete GroupVersionResource %v", t.Name, t.GVR)
+	case t.Namespace != "" && !t.Namespaced:
+		return fmt.Errorf("resource type %q is cluster-scoped but restricted to namespace %q", t.Name, t.Namespace)
+	}
+	return nil
+}
+
+// ListerWatcher returns the client that lists and watches t.
+func (t Type) ListerWatcher(c Clients) cache.ListerWatcherWithContext {
+	if t.listWatchFor != nil {
+		return t.listWatchFor(c, t.Namespace)
+	}
+	ri := c.Dynamic.Resource(t.GVR)
+	var nri dynamic.ResourceInterface = ri
+	if t.Namespaced && t.Namespace != "" {
+		nri = ri.Namespace(t.Namespace)
+	}
+	return &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return nri.List(ctx, o)
+		},
+		WatchFuncWithContext: nri.Watch,
+	}
+}
+
+// KeyFor is the key that the default conversion gives an object of this type.
+func (t Type) KeyFor(namespace, name string) Key {
+	return Key{Kind: t.Kind, Namespace: namespace, Name: name}
+}
+
+// Convert turns obj into KVPairs with the type's conversion, or by default into a
+// single KVPair that holds obj itself with its managed fields stripped.
+func (t Type) Convert(obj runtime.Object) ([]KVPair, error) {
+	if t.convert != nil {
+		return t.convert(obj)
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, fmt.Errorf("%s: object %T has no metadata: %w", t.Name, obj, err)
+	}
+	m.SetManagedFields(nil)
+	return []KVPair{{
+		Key:      t.KeyFor(m.GetNamespace(), m.GetName()),
+		Value:    obj,
+		Revision: m.GetResourceVersion(),
+		UID:      m.GetUID(),
+	}}, nil
+}

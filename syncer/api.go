@@ -1,0 +1,85 @@
+package syncer
+
+import (
+	"github.com/kubesync/kubesync/resources"
+)
+
+// SyncStatus is the aggregated state of a Syncer.
+type SyncStatus uint8
+
+const (
+	// WaitForDatastore: no type has had an answer from the apiserver yet.
+	WaitForDatastore SyncStatus = iota
+	// ResyncInProgress: at least one type is listing.
+	ResyncInProgress
+	// InSync: every type has finished its current list; what follows are live updates.
+	InSync
+)
+
+func (s SyncStatus) String() string {
+	switch s {
+	case WaitForDatastore:
+		return "WaitForDatastore"
+	case ResyncInProgress:
+		return "ResyncInProgress"
+	case InSync:
+		return "InSync"
+	}
+	return "SyncStatus(" + string('0'+rune(s)) + ")"
+}
+
+// UpdateType says how a KVPair changed.
+type UpdateType uint8
+
+const (
+	// KVNew: the key was not known before.
+	KVNew UpdateType = iota + 1
+	// KVUpdated: the key was known with another revision.
+	KVUpdated
+	// KVDeleted: the key is gone; the KVPair's Value is nil.
+	KVDeleted
+)
+
+func (u UpdateType) String() string {
+	switch u {
+	case KVNew:
+		return "New"
+	case KVUpdated:
+		return "Updated"
+	case KVDeleted:
+		return "Deleted"
+	}
+	return "UpdateType(" + string('0'+rune(u)) + ")"
+}
+
+// Update is one change to one key.
+type Update struct {
+	resources.KVPair
+	UpdateType UpdateType
+}
+
+// Callbacks receive what a Syncer sees. The Syncer never calls them concurrently,
+// and it flushes every pending update before it reports a status change.
+type Callbacks interface {
+	OnStatusUpdated(status SyncStatus)
+	// OnUpdates receives a batch of updates. A batch holds at most the configured
+	// batch size, except the batch that carries a relist of a type that was already
+	// in sync: it is delivered whole, so the consumer sees either the old or the new
+	// state of that type. The slice is the consumer's to keep.
+	OnUpdates(updates []Update)
+}
+
+// ParseFailureHandler is optionally implemented by Callbacks to hear about objects
+// whose conversion failed. The object is skipped: a consumer keeps the last value
+// that converted, and the stream goes on.
+type ParseFailureHandler interface {
+	OnParseFailed(typeName string, object any, err error)
+}
+
+// SyncFailureHandler is optionally implemented by Callbacks to hear about a type
+// that cannot be synced right now, such as one the client may not list (403) or
+// one whose API is not served (404). Such a type counts as synced so that the
+// others can reach InSync; it is retried with backoff.
+type SyncFailureHandler interface {
+	OnSyncFailed(typeName string, err error)
+}

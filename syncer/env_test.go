@@ -1,0 +1,89 @@
+package syncer_test
+
+import (
+	"context"
+	"io"
+	"time"
+
+	. "github.com/onsi/gomega"
+	"github.com/sirupsen/logrus"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubesync/kubesync/internal/fakeapi"
+	"github.com/kubesync/kubesync/resources"
+	"github.com/kubesync/kubesync/syncer"
+)
+
+// testBackoff is short, so that specs about retries run in milliseconds.
+var testBackoff = wait.Backoff{Duration: 10 * time.Millisecond, Factor: 2, Jitter: 0.1, Steps: 1 << 30, Cap: 80 * time.Millisecond}
+
+// env is a syncer over fake types named like "a", "b", "c" whose keys are "A/name".
+type env struct {
+	types []resources.Type
+	api   map[string]*fakeapi.Resource
+	rec   *recorder
+	s     *syncer.Syncer
+	stop  context.CancelFunc
+}
+
+func fakeType(name string) resources.Type {
+	return resources.Custom(schema.GroupVersionResource{Version: "v1", Resource: name}, string(name[0]-'a'+'A'), false)
+}
+
+func newEnv(names []string, opts ...syncer.Option) *env {
+	e := &env{api: map[string]*fakeapi.Resource{}, rec: newRecorder()}
+	for _, n := range names {
+		e.types = append(e.types, fakeType(n))
+		e.api[n] = fakeapi.New(schema.GroupResource{Resource: n})
+	}
+	return e.with(opts...)
+}
+
+// with builds the syncer; types may be replaced before.
+func (e *env) with(opts ...syncer.Option) *env {
+	log := logrus.New()
+	log.SetOutput(io.Discard)
+	base := []syncer.Option{
+		syncer.WithLogger(log),
+		syncer.WithInitialList(syncer.Paged),
+		syncer.WithPageSize(2),
+		syncer.WithBackoff(testBackoff),
+		syncer.WithListerWatcher(func(t resources.Type) (cache.ListerWatcherWithContext, error) {
+			return e.api[t.Name], nil
+		}),
+	}
+	s, err := syncer.New(nil, e.types, e.rec, append(base, opts...)...)
+	Expect(err).NotTo(HaveOccurred())
+	e.s = s
+	return e
+}
+
+func (e *env) start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	e.stop = cancel
+	e.s.Start(ctx)
+}
+
+func (e *env) shutdown() {
+	if e.stop != nil {
+		e.stop()
+	}
+	e.s.Stop()
+}
+
+func (e *env) waitInSync() {
+	Eventually(e.rec.last).Should(Equal(syncer.InSync))
+}
+
+// waitWatching waits until type n has an open watch.
+func (e *env) waitWatching(n string) {
+	Eventually(e.api[n].OpenWatches).Should(Equal(1))
+}
+
+// counts returns the list, watch and stop calls of type n.
+func (e *env) counts(n string) [3]int {
+	a := e.api[n]
+	return [3]int{a.Count("list"), a.Count("watch"), a.Count("stop")}
+}

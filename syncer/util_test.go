@@ -1,0 +1,5 @@
+package syncer_test
+
+import "strconv"
+
+func itoa(n uint64) string { return strconv.FormatUint(n, 10) }

@@ -1,0 +1,56 @@
+package watchersets
+
+import (
+	"fmt"
+	"slices"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// ClusterRole returns the least-privileged ClusterRole, called name, that lets a
+// syncer watch s: list and watch on exactly the set's resources, one rule per API
+// group ("" is the core group). Rules are sorted by group and resources by name,
+// so equal sets give equal roles.
+func (s Set) ClusterRole(name string) *rbacv1.ClusterRole {
+	byGroup := map[string][]string{}
+	for _, t := range s.Types {
+		g := t.GVR.Group
+		if !slices.Contains(byGroup[g], t.GVR.Resource) {
+			byGroup[g] = append(byGroup[g], t.GVR.Resource)
+		}
+	}
+	groups := make([]string, 0, len(byGroup))
+	for g := range byGroup {
+		groups = append(groups, g)
+	}
+	slices.Sort(groups)
+	rules := make([]rbacv1.PolicyRule, 0, len(groups))
+	for _, g := range groups {
+		res := byGroup[g]
+		slices.Sort(res)
+		rules = append(rules, rbacv1.PolicyRule{
+			APIGroups: []string{g},
+			Resources: res,
+			Verbs:     []string{"list", "watch"}, // a syncer lists, then watches
+		})
+	}
+	return &rbacv1.ClusterRole{
+		TypeMeta: metav1.TypeMeta{
+			APIVersion: rbacv1.SchemeGroupVersion.String(),
+			Kind:       "ClusterRole",
+		},
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Rules:      rules,
+	}
+}
+
+// ClusterRoleYAML renders ClusterRole(name) as a YAML manifest.
+func (s Set) ClusterRoleYAML(name string) ([]byte, error) {
+	out, err := yaml.Marshal(s.ClusterRole(name))
+	if err != nil {
+		return nil, fmt.Errorf("rendering ClusterRole %q: %w", name, err)
+	}
+	return out, nil
+}
