@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -45,27 +46,27 @@ type typeMetrics struct {
 	known   bool // current was set
 }
 
-// New builds an Observer and registers its metrics on reg. It fails if reg already
-// holds metrics of the same names and labels (for example a second Observer without
-// its own WithConstLabels).
+// New builds an Observer and registers its metrics on reg. It fails, with the
+// registry's error wrapped, if reg already holds metrics of the same names: two
+// Observers share a registry only when WithConstLabels gives them the same label
+// names with different values.
 func New(reg prometheus.Registerer, opts ...Option) (*Observer, error) {
 	if reg == nil {
-		return nil, fmt.Errorf("metrics: nil Registerer")
+		return nil, errors.New("metrics: nil Registerer")
 	}
 	c := config{namespace: "kubesync", now: time.Now}
 	for _, o := range opts {
 		o(&c)
 	}
-	opts2 := func(name, help string) (string, string, string, prometheus.Labels) {
-		return c.namespace, name, help, c.constLabels
-	}
 	gauge := func(name, help string, labels ...string) *prometheus.GaugeVec {
-		ns, n, h, cl := opts2(name, help)
-		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: ns, Name: n, Help: h, ConstLabels: cl}, labels)
+		return prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: c.namespace, Name: name, Help: help, ConstLabels: c.constLabels,
+		}, labels)
 	}
 	counter := func(name, help string, labels ...string) *prometheus.CounterVec {
-		ns, n, h, cl := opts2(name, help)
-		return prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: n, Help: h, ConstLabels: cl}, labels)
+		return prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: c.namespace, Name: name, Help: help, ConstLabels: c.constLabels,
+		}, labels)
 	}
 	o := &Observer{
 		now:     c.now,

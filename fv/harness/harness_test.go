@@ -20,6 +20,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/kubesync/kubesync/fv/harness"
 )
 
 func clientsetFor(cfg *rest.Config) *kubernetes.Clientset {
@@ -98,23 +100,39 @@ var _ = Describe("ControlPlane", func() {
 	It("counts requests in the apiserver's metrics", func(ctx SpecContext) {
 		cs := clientsetFor(cp.Config())
 		ns := newNamespace(ctx)
-		_, err := cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+		// The apiserver's own informers list and watch too: compare scrapes.
+		before, err := cp.Metrics(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		namespacedSecretWatches := func(m *harness.APIServerMetrics) float64 {
+			return m.Sum("apiserver_request_total", func(l map[string]string) bool {
+				return l["verb"] == "WATCH" && l["resource"] == "secrets" && l["scope"] == "namespace"
+			})
+		}
+
+		_, err = cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		w, err := cs.CoreV1().Secrets(ns).Watch(ctx, metav1.ListOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		defer w.Stop()
 
+		var during *harness.APIServerMetrics
 		Eventually(func(g Gomega) {
-			m, err := cp.Metrics(ctx)
+			during, err = cp.Metrics(ctx)
 			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(m.RequestCount("LIST", "", "configmaps")).To(BeNumerically(">", 0))
-			g.Expect(m.OpenWatches("", "secrets")).To(BeNumerically(">=", 1))
+			g.Expect(during.OpenWatches("", "secrets")).To(BeNumerically(">", before.OpenWatches("", "secrets")))
+		}).WithContext(ctx).Should(Succeed())
+		Expect(during.RequestCount("LIST", "", "configmaps")).To(BeNumerically(">", before.RequestCount("LIST", "", "configmaps")))
+		Expect(namespacedSecretWatches(during)).To(Equal(namespacedSecretWatches(before)), "an open watch is not counted yet")
+
+		w.Stop()
+		Eventually(func(g Gomega) {
+			after, err := cp.Metrics(ctx)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(namespacedSecretWatches(after)).To(Equal(namespacedSecretWatches(before)+1), "a watch counts when it ends")
 		}).WithContext(ctx).Should(Succeed())
 
-		m, err := cp.Metrics(ctx)
-		Expect(err).NotTo(HaveOccurred())
 		for _, name := range []string{"apiserver_request_total", "apiserver_longrunning_requests"} {
-			for _, line := range m.Series(name) {
+			for _, line := range during.Series(name) {
 				if strings.Contains(line, `"configmaps"`) || strings.Contains(line, `"secrets"`) {
 					GinkgoWriter.Println(line)
 				}

@@ -23,8 +23,11 @@ const (
 	labelResource             = "resource"
 )
 
-// APIServerMetrics is one scrape of the kube-apiserver's /metrics. Counters
-// start again from zero when the apiserver restarts.
+// APIServerMetrics is one scrape of the kube-apiserver's /metrics.
+//
+// The apiserver's own loopback clients (its informers) list and watch too, so
+// compare two scrapes rather than trusting absolute values; and counters start
+// again from zero when the apiserver restarts.
 type APIServerMetrics struct {
 	families map[string]*dto.MetricFamily
 }
@@ -72,7 +75,9 @@ func parseMetrics(r io.Reader, format expfmt.Format) (*APIServerMetrics, error) 
 // RequestCount sums apiserver_request_total over the requests of verb (LIST,
 // WATCH, GET, POST, PUT, PATCH, DELETE, APPLY...; case does not matter) to
 // resource (the plural) of group ("" for the core group), whatever their other
-// labels (code, scope, subresource, version...).
+// labels (code, component, dry_run, scope, subresource, version). A
+// DeleteCollection counts as DELETE, and a WatchList (sendInitialEvents) as
+// WATCH. A request counts once it is answered; an open watch counts when it ends.
 func (m *APIServerMetrics) RequestCount(verb, group, resource string) float64 {
 	return m.Sum(metricRequestTotal, func(l map[string]string) bool {
 		return strings.EqualFold(l[labelVerb], verb) && l[labelGroup] == group && l[labelResource] == resource
@@ -96,16 +101,8 @@ func (m *APIServerMetrics) Sum(name string, selects func(labels map[string]strin
 	}
 	var sum float64
 	for _, metric := range mf.GetMetric() {
-		if selects != nil && !selects(labelMap(metric)) {
-			continue
-		}
-		switch {
-		case metric.Counter != nil:
-			sum += metric.GetCounter().GetValue()
-		case metric.Gauge != nil:
-			sum += metric.GetGauge().GetValue()
-		case metric.Untyped != nil:
-			sum += metric.GetUntyped().GetValue()
+		if selects == nil || selects(labelMap(metric)) {
+			sum += value(metric)
 		}
 	}
 	return sum
@@ -125,19 +122,23 @@ func (m *APIServerMetrics) Series(name string) []string {
 		for _, lp := range metric.GetLabel() {
 			labels = append(labels, fmt.Sprintf("%s=%q", lp.GetName(), lp.GetValue()))
 		}
-		var v float64
-		switch {
-		case metric.Counter != nil:
-			v = metric.GetCounter().GetValue()
-		case metric.Gauge != nil:
-			v = metric.GetGauge().GetValue()
-		case metric.Untyped != nil:
-			v = metric.GetUntyped().GetValue()
-		}
-		out = append(out, fmt.Sprintf("%s{%s} %g", name, strings.Join(labels, ","), v))
+		out = append(out, fmt.Sprintf("%s{%s} %g", name, strings.Join(labels, ","), value(metric)))
 	}
 	sort.Strings(out)
 	return out
+}
+
+// value returns the value of a counter, gauge or untyped series; 0 for others.
+func value(metric *dto.Metric) float64 {
+	switch {
+	case metric.Counter != nil:
+		return metric.GetCounter().GetValue()
+	case metric.Gauge != nil:
+		return metric.GetGauge().GetValue()
+	case metric.Untyped != nil:
+		return metric.GetUntyped().GetValue()
+	}
+	return 0
 }
 
 func labelMap(metric *dto.Metric) map[string]string {

@@ -69,8 +69,12 @@ func parseRequestInfo(r *http.Request) requestInfo {
 		info.Namespace = ""
 	}
 
-	q := r.URL.Query()
-	watch := q.Get("watch") == "true" || q.Get("watch") == "1"
+	// As the apiserver: any value of watch but 0 and false makes a watch.
+	watch := false
+	if values, ok := r.URL.Query()["watch"]; ok && len(values) > 0 {
+		v := strings.ToLower(values[0])
+		watch = v != "0" && v != "false"
+	}
 	switch {
 	case info.Verb == "get" && watch:
 		info.Verb = "watch"

@@ -12,6 +12,8 @@ func TestParseRequestInfo(t *testing.T) {
 	}{
 		{"GET", "/api/v1/pods", requestInfo{Version: "v1", Resource: "pods", Verb: "list"}},
 		{"GET", "/api/v1/pods?watch=true&resourceVersion=5", requestInfo{Version: "v1", Resource: "pods", Verb: "watch"}},
+		{"GET", "/api/v1/pods?watch=false", requestInfo{Version: "v1", Resource: "pods", Verb: "list"}},
+		{"GET", "/api/v1/pods?watch=True&sendInitialEvents=true", requestInfo{Version: "v1", Resource: "pods", Verb: "watch"}},
 		{"GET", "/api/v1/namespaces", requestInfo{Version: "v1", Resource: "namespaces", Verb: "list"}},
 		{"GET", "/api/v1/namespaces/kube-system", requestInfo{Version: "v1", Resource: "namespaces", Name: "kube-system", Verb: "get"}},
 		{"PUT", "/api/v1/namespaces/ns1/finalize", requestInfo{Version: "v1", Resource: "namespaces", Name: "ns1", Subresource: "finalize", Verb: "update"}},

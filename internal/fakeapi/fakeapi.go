@@ -28,13 +28,14 @@ type Call struct {
 type Resource struct {
 	gr schema.GroupResource
 
-	mu       sync.Mutex
-	objects  map[string]*metav1.PartialObjectMetadata
-	rev      uint64
-	calls    []Call
-	watches  []*stream
-	listErr  func() error
-	watchErr func() error
+	mu              sync.Mutex
+	objects         map[string]*metav1.PartialObjectMetadata
+	rev             uint64
+	calls           []Call
+	watches         []*stream
+	listErr         func() error
+	watchErr        func() error
+	refuseStreaming bool
 }
 
 // New returns an empty fake resource at revision 1.
@@ -151,6 +152,14 @@ func (r *Resource) FailWatchCalls(fn func() error) {
 	r.watchErr = fn
 }
 
+// RefuseStreamingLists makes watches with sendInitialEvents fail with 400 Bad
+// Request, as a server without WatchList does.
+func (r *Resource) RefuseStreamingLists() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.refuseStreaming = true
+}
+
 // Calls returns the recorded requests.
 func (r *Resource) Calls() []Call {
 	r.mu.Lock()
@@ -225,7 +234,10 @@ func (r *Resource) WatchWithContext(_ context.Context, o metav1.ListOptions) (wa
 			return nil, err
 		}
 	}
-	s := &stream{r: r, ch: make(chan watch.Event, 1024), done: make(chan struct{})}
+	if initial && r.refuseStreaming {
+		return nil, apierrors.NewBadRequest("sendInitialEvents is not supported")
+	}
+	s := &stream{r: r, ch: make(chan watch.Event, 1024)}
 	if initial {
 		names := make([]string, 0, len(r.objects))
 		for n := range r.objects {
@@ -260,7 +272,6 @@ type stream struct {
 	r    *Resource
 	ch   chan watch.Event
 	once sync.Once
-	done chan struct{}
 }
 
 func (s *stream) ResultChan() <-chan watch.Event { return s.ch }

@@ -1,0 +1,43 @@
+# kubesync. `make test` is what CI runs: it builds the pinned control plane (once per
+# machine), checks formatting and vet, and runs every spec with the race detector,
+# fv specs against a real etcd + kube-apiserver included.
+
+GO       ?= go
+PKGS     ?= ./...
+DURATION ?= 2h
+SET      ?= dataplane
+
+# The folder holding etcd and kube-apiserver; build.sh builds them on first use.
+ASSETS = $$(tools/controlplane/build.sh)
+
+.PHONY: build test lint controlplane unit fv soak bench run
+
+build:
+	$(GO) build ./...
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	cd tools/controlplane && $(GO) vet ./...
+
+controlplane:
+	tools/controlplane/build.sh
+
+# Unit specs only: no control plane needed.
+unit:
+	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /fv)
+
+test: lint controlplane
+	KUBEBUILDER_ASSETS=$(ASSETS) $(GO) test -race -count=1 -timeout 60m $(PKGS)
+
+fv: controlplane
+	KUBEBUILDER_ASSETS=$(ASSETS) $(GO) test -race -count=1 -timeout 60m -v ./fv/...
+
+soak: controlplane
+	KUBEBUILDER_ASSETS=$(ASSETS) KUBESYNC_SOAK_DURATION=$(DURATION) $(GO) test -count=1 -timeout 0 -v ./fv/ -ginkgo.label-filter=soak
+
+bench: controlplane
+	KUBEBUILDER_ASSETS=$(ASSETS) $(GO) run ./fv/bench/cmd/benchmark -out BENCHMARKS.md
+
+run: controlplane
+	KUBEBUILDER_ASSETS=$(ASSETS) $(GO) run ./cmd/kubesync watch $(SET) --local

@@ -1,0 +1,44 @@
+package metrics_test
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/expfmt"
+
+	"github.com/kubesync/kubesync/metrics"
+	"github.com/kubesync/kubesync/syncer"
+)
+
+func ExampleNew() {
+	reg := prometheus.NewRegistry() // the program's own registry, never the default
+	obs, err := metrics.New(reg)
+	if err != nil {
+		panic(err)
+	}
+	// A syncer reports to it once built with syncer.WithObserver(obs); here we
+	// call it as the syncer would.
+	obs.Listing("pods", "initial")
+	obs.Objects("pods", 3)
+	obs.TypeStatus("pods", syncer.InSync)
+
+	mfs, err := reg.Gather()
+	if err != nil {
+		panic(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == "kubesync_objects" || mf.GetName() == "kubesync_lists_total" {
+			if _, err := expfmt.MetricFamilyToText(os.Stdout, mf); err != nil {
+				fmt.Println(err)
+			}
+		}
+	}
+	// Output:
+	// # HELP kubesync_lists_total Lists started per resource type; reason "initial" is the first list, any other reason a relist.
+	// # TYPE kubesync_lists_total counter
+	// kubesync_lists_total{reason="initial",type="pods"} 1
+	// # HELP kubesync_objects Objects that a resource type holds now.
+	// # TYPE kubesync_objects gauge
+	// kubesync_objects{type="pods"} 3
+}
