@@ -26,7 +26,7 @@ func TestHarness(t *testing.T) {
 var _ = BeforeSuite(func(ctx SpecContext) {
 	start := time.Now()
 	var err error
-	cp, err = harness.Start(ctx, harness.WithWatchCache(false))
+	cp, err = harness.Start(ctx, harness.WithWatchCache(false), harness.WithCRDs(gadgetCRD()))
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() {
 		Expect(cp.Stop()).To(Succeed())

@@ -140,6 +140,14 @@ var _ = Describe("ControlPlane", func() {
 		}
 	})
 
+	It("installs the CRDs given to Start", func(ctx SpecContext) {
+		dyn, err := dynamic.NewForConfig(cp.Config())
+		Expect(err).NotTo(HaveOccurred())
+		gvr := schema.GroupVersionResource{Group: "harness.kubesync.io", Version: "v1", Resource: "gadgets"}
+		_, err = dyn.Resource(gvr).List(ctx, metav1.ListOptions{})
+		Expect(err).NotTo(HaveOccurred())
+	})
+
 	It("installs and deletes CRDs, and counts their requests", func(ctx SpecContext) {
 		crd := widgetCRD()
 		Expect(cp.InstallCRDs(ctx, crd)).To(Succeed())
@@ -302,12 +310,22 @@ var _ = Describe("Proxy", func() {
 })
 
 func widgetCRD() *apiextensionsv1.CustomResourceDefinition {
+	return testCRD("widgets", "widget", "Widget")
+}
+
+func gadgetCRD() *apiextensionsv1.CustomResourceDefinition {
+	return testCRD("gadgets", "gadget", "Gadget")
+}
+
+// testCRD returns a namespaced CRD of group harness.kubesync.io, version v1,
+// that takes any content.
+func testCRD(plural, singular, kind string) *apiextensionsv1.CustomResourceDefinition {
 	return &apiextensionsv1.CustomResourceDefinition{
-		ObjectMeta: metav1.ObjectMeta{Name: "widgets.harness.kubesync.io"},
+		ObjectMeta: metav1.ObjectMeta{Name: plural + ".harness.kubesync.io"},
 		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
 			Group: "harness.kubesync.io",
 			Names: apiextensionsv1.CustomResourceDefinitionNames{
-				Plural: "widgets", Singular: "widget", Kind: "Widget", ListKind: "WidgetList",
+				Plural: plural, Singular: singular, Kind: kind, ListKind: kind + "List",
 			},
 			Scope: apiextensionsv1.NamespaceScoped,
 			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{

@@ -1,0 +1,6 @@
+// Package snapshot is where a syncer's updates land for consumers that want the
+// values, not just the stream: Store keeps the current value of every key and
+// applies each OnUpdates batch atomically, so a relist (which the syncer delivers
+// as one batch) swaps in at once and a reader sees the old state of a type or the
+// new one, never a mix.
+package snapshot
