@@ -20,7 +20,7 @@ func (s *Syncer) handle(ctx context.Context, ev event) {
 	obs := s.cfg.observer
 	switch ev.kind {
 	case evInitStart:
-		ts.epoch++
+		ts.epoch = ts.ledger.nextEpoch(ts.epoch)
 		ts.listing, ts.contacted, ts.synced = true, true, false
 	case evInitApply:
 		for _, o := range ev.objs {
@@ -170,7 +170,7 @@ func (s *Syncer) fail(ctx context.Context, ts *typeState, ev event) {
 			s.syncFailed(ts, ev.err)
 		}
 		ts.listing, ts.contacted = true, true
-		ts.epoch++
+		ts.epoch = ts.ledger.nextEpoch(ts.epoch)
 		s.finishList(ts, "")
 		ts.failing = missing
 		ts.requireList("reappeared")

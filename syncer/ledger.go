@@ -11,29 +11,39 @@ import (
 // ledger is what the syncer remembers of one type: for each object the revision it
 // last reported, and the keys its conversion produced. It never holds values.
 //
-// Memory matters here (one entry per object in the cluster), so an entry is 16
-// bytes: revisions are stored as integers when they parse as such (every
-// etcd-backed apiserver's do), and keys are derived from the object's identity in
-// the common case where conversion yields exactly the type's own key.
+// Memory matters here (one entry per object in the cluster), so an entry is one
+// packed uint64: the revision, when it is an integer below 2^48 (every etcd-backed
+// apiserver's are), the list epoch that last saw the object, and two flags. Keys are
+// derived from the object's identity in the common case where conversion yields
+// exactly the type's own key.
 type ledger struct {
 	t       resources.Type
 	entries map[string]entry
-	// odd holds what does not fit an entry: non-numeric revisions and key sets that
-	// are not the single default key. Both are rare.
+	// What does not fit an entry, both rare: revisions that are not small integers,
+	// and key sets that are not the single default key.
 	oddRevs map[string]string
 	oddKeys map[string][]resources.Key
 }
 
-type entry struct {
-	rev  uint64
-	mark uint32
-	odd  uint8
-}
+// entry packs revision (bits 0-47), mark (bits 48-61) and flags (62, 63).
+type entry uint64
 
 const (
-	oddRev uint8 = 1 << iota
-	oddKeys
+	revBits   = 48
+	revMask   = 1<<revBits - 1
+	markBits  = 14
+	markMask  = 1<<markBits - 1
+	oddRev    = entry(1) << 62
+	oddKeys   = entry(1) << 63
+	markShift = revBits
 )
+
+func (e entry) rev() uint64      { return uint64(e) & revMask }
+func (e entry) mark() uint32     { return uint32(uint64(e)>>markShift) & markMask }
+func (e entry) has(f entry) bool { return e&f != 0 }
+func (e entry) withMark(m uint32) entry {
+	return e&^(markMask<<markShift) | entry(m&markMask)<<markShift
+}
 
 func newLedger(t resources.Type) *ledger {
 	return &ledger{t: t, entries: map[string]entry{}, oddRevs: map[string]string{}, oddKeys: map[string][]resources.Key{}}
@@ -59,10 +69,10 @@ func (l *ledger) revision(id string) (string, bool) {
 }
 
 func (l *ledger) revOf(id string, e entry) string {
-	if e.odd&oddRev != 0 {
+	if e.has(oddRev) {
 		return l.oddRevs[id]
 	}
-	return strconv.FormatUint(e.rev, 10)
+	return strconv.FormatUint(e.rev(), 10)
 }
 
 // keys returns the keys recorded for id.
@@ -72,7 +82,7 @@ func (l *ledger) keys(id string) []resources.Key {
 }
 
 func (l *ledger) keysOf(id string, e entry) []resources.Key {
-	if e.odd&oddKeys != 0 {
+	if e.has(oddKeys) {
 		return l.oddKeys[id]
 	}
 	ns, name, found := strings.Cut(id, "/")
@@ -85,19 +95,18 @@ func (l *ledger) keysOf(id string, e entry) []resources.Key {
 // mark records that id was seen in the list or watch of the given epoch.
 func (l *ledger) mark(id string, epoch uint32) {
 	if e, ok := l.entries[id]; ok {
-		e.mark = epoch
-		l.entries[id] = e
+		l.entries[id] = e.withMark(epoch)
 	}
 }
 
 // put records id at rev with the keys its conversion produced, seen at epoch.
 func (l *ledger) put(id, rev string, keys []resources.Key, epoch uint32) {
-	e := entry{mark: epoch}
-	if n, err := strconv.ParseUint(rev, 10, 64); err == nil && strconv.FormatUint(n, 10) == rev {
-		e.rev = n
+	e := entry(0).withMark(epoch)
+	if n, err := strconv.ParseUint(rev, 10, 64); err == nil && n <= revMask && strconv.FormatUint(n, 10) == rev {
+		e |= entry(n)
 		delete(l.oddRevs, id)
 	} else {
-		e.odd |= oddRev
+		e |= oddRev
 		l.oddRevs[id] = rev
 	}
 	ns, name, found := strings.Cut(id, "/")
@@ -107,7 +116,7 @@ func (l *ledger) put(id, rev string, keys []resources.Key, epoch uint32) {
 	if len(keys) == 1 && keys[0] == l.t.KeyFor(ns, name) {
 		delete(l.oddKeys, id)
 	} else {
-		e.odd |= oddKeys
+		e |= oddKeys
 		l.oddKeys[id] = slices.Clone(keys)
 	}
 	l.entries[id] = e
@@ -126,10 +135,23 @@ func (l *ledger) remove(id string) ([]resources.Key, string) {
 	return keys, rev
 }
 
+// nextEpoch returns the epoch after epoch. Marks are 14 bits: when they wrap, every
+// mark is reset to 0, which no epoch uses, so an old mark is never taken for new.
+func (l *ledger) nextEpoch(epoch uint32) uint32 {
+	next := (epoch + 1) & markMask
+	if next == 0 {
+		for id, e := range l.entries {
+			l.entries[id] = e.withMark(0)
+		}
+		next = 1
+	}
+	return next
+}
+
 // sweep removes every object not marked with epoch and calls gone for each.
 func (l *ledger) sweep(epoch uint32, gone func(id string, keys []resources.Key, rev string)) {
 	for id, e := range l.entries {
-		if e.mark != epoch {
+		if e.mark() != epoch {
 			keys, rev := l.remove(id)
 			gone(id, keys, rev)
 		}

@@ -139,4 +139,3 @@ var _ = Describe("The syncer loop", func() {
 		Expect(e.rec.log[len(e.rec.log)-1]).To(Equal(syncer.InSync))
 	})
 })
-

@@ -24,14 +24,14 @@ import (
 type eventKind uint8
 
 const (
-	evInitStart    eventKind = iota // a list began answering
-	evInitApply                     // objects of the list
-	evInitDone                      // the list is complete at rv
-	evApply                         // an object added or modified by the watch
-	evDelete                        // an object deleted by the watch
-	evBookmark                      // the watch reached rv
-	evWatchReopen                   // the watch ended cleanly and is re-opened from rv
-	evError                         // the watcher stopped with err; the loop decides what next
+	evInitStart   eventKind = iota // a list began answering
+	evInitApply                    // objects of the list
+	evInitDone                     // the list is complete at rv
+	evApply                        // an object added or modified by the watch
+	evDelete                       // an object deleted by the watch
+	evBookmark                     // the watch reached rv
+	evWatchReopen                  // the watch ended cleanly and is re-opened from rv
+	evError                        // the watcher stopped with err; the loop decides what next
 )
 
 // object is one converted API object, or the identity of a deleted one.

@@ -23,9 +23,6 @@ const (
 	assetsEnv = "KUBEBUILDER_ASSETS"
 )
 
-// requiredBinaries are the files a binary assets folder must hold.
-var requiredBinaries = []string{"etcd", "kube-apiserver"}
-
 // AssetsDir returns the folder holding the etcd and kube-apiserver binaries:
 // $KUBEBUILDER_ASSETS when it is set, otherwise the folder printed by the
 // repository's tools/controlplane/build.sh, which builds the pinned versions
@@ -66,7 +63,7 @@ func runBuildScript(ctx context.Context, script string) (string, error) {
 	var stdout, stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, "bash", script)
 	cmd.Stdout = &stdout
-	cmd.Stderr = &prefixWriter{w: os.Stderr, tail: &stderr}
+	cmd.Stderr = io.MultiWriter(os.Stderr, &stderr)
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("building control plane binaries with %s: %w\n%s",
 			script, err, lastLines(stderr.String(), 30))
@@ -84,7 +81,7 @@ func runBuildScript(ctx context.Context, script string) (string, error) {
 // checkAssets reports whether dir holds executable etcd and kube-apiserver files.
 func checkAssets(dir string) error {
 	var errs []error
-	for _, name := range requiredBinaries {
+	for _, name := range [...]string{"etcd", "kube-apiserver"} {
 		fi, err := os.Stat(filepath.Join(dir, name))
 		switch {
 		case err != nil:
@@ -133,17 +130,4 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-// prefixWriter copies build output to w, prefixed so that it stands out in test
-// logs, and keeps it in tail for error messages.
-type prefixWriter struct {
-	w    io.Writer
-	tail *bytes.Buffer
-}
-
-func (p *prefixWriter) Write(b []byte) (int, error) {
-	p.tail.Write(b)
-	_, _ = fmt.Fprintf(p.w, "[controlplane build] %s", b)
-	return len(b), nil
 }

@@ -13,6 +13,10 @@ import (
 // upstream request is cancelled and the client's connection closed without a
 // proper end. Other resources' streams are untouched, and new requests go
 // through. It returns how many requests it cut.
+//
+// A cut watch ends its stream (client-go's watcher closes its result channel).
+// A GET cut before its response came is retried by client-go itself, after
+// 1 s, as for any connection dropped by the server.
 func (p *Proxy) Cut(group, resource string) int {
 	gr := schema.GroupResource{Group: group, Resource: resource}
 	p.mu.Lock()
@@ -45,8 +49,9 @@ func (p *Proxy) Allow(group, resource string) {
 }
 
 // Blackhole, turned on, drops every open request and makes new ones hang
-// unanswered; turned off, it drops the connections of the requests it held and
-// lets new requests through again.
+// unanswered, until their context ends; turned off, it drops the connections
+// of the requests it held (client-go retries a dropped GET after 1 s) and lets
+// new requests through again.
 func (p *Proxy) Blackhole(on bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -17,9 +17,11 @@ type requestInfo struct {
 	Verb string
 }
 
-// namespaceSubresources are the subresources of a namespace, which must not be
-// mistaken for resources inside it (/api/v1/namespaces/NAME/status).
-var namespaceSubresources = map[string]bool{"status": true, "finalize": true}
+// isNamespaceSubresource reports whether s is a subresource of a namespace,
+// not to be mistaken for a resource inside it (/api/v1/namespaces/NAME/status).
+func isNamespaceSubresource(s string) bool {
+	return s == "status" || s == "finalize"
+}
 
 // parseRequestInfo classifies r the way the apiserver does: paths are
 // /api/v1/[namespaces/NS/]RESOURCE[/NAME[/SUBRESOURCE]] and
@@ -54,7 +56,7 @@ func parseRequestInfo(r *http.Request) requestInfo {
 	}
 	if parts[0] == "namespaces" && len(parts) > 1 {
 		info.Namespace = parts[1]
-		if len(parts) > 2 && !namespaceSubresources[parts[2]] {
+		if len(parts) > 2 && !isNamespaceSubresource(parts[2]) {
 			parts = parts[2:]
 		}
 	}

@@ -1,0 +1,99 @@
+package output
+
+import (
+	"encoding/json"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/kubesync/kubesync/syncer"
+)
+
+// Record is one line of JSON output. Exactly one of Type, Status, SyncFailed and
+// ParseFailed is set, and says what the line is:
+//
+//	{"type":"New","key":"Pod/default/web","kind":"Pod","namespace":"default","name":"web","revision":"1234","uid":"…"}
+//	{"type":"Deleted","key":"Node/n1","kind":"Node","name":"n1","revision":"1240"}
+//	{"status":"InSync"}
+//	{"syncFailed":"pods","reason":"forbidden","error":"…"}
+//	{"parseFailed":"pods","namespace":"default","name":"web","error":"…"}
+//
+// Empty fields are left out (namespace for cluster-scoped keys, value unless
+// values were asked for).
+type Record struct {
+	// Type is the update: "New", "Updated" or "Deleted".
+	Type      string `json:"type,omitempty"`
+	Key       string `json:"key,omitempty"`
+	Kind      string `json:"kind,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name,omitempty"`
+	// Revision is the object's resourceVersion; for a deletion, the revision at
+	// which it was deleted, when known.
+	Revision string `json:"revision,omitempty"`
+	UID      string `json:"uid,omitempty"`
+	// Value is the converted value, for New and Updated, with WithValues.
+	Value json.RawMessage `json:"value,omitempty"`
+
+	// Status is the syncer's new status: "WaitForDatastore", "ResyncInProgress"
+	// or "InSync".
+	Status string `json:"status,omitempty"`
+
+	// SyncFailed names a type that cannot be synced now; Reason says why:
+	// "forbidden", "unauthorized", "notServed" or "other". The type is retried and
+	// the others go on.
+	SyncFailed string `json:"syncFailed,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+	// ParseFailed names the type of an object that failed conversion and was
+	// skipped; Namespace and Name identify the object when it has metadata.
+	ParseFailed string `json:"parseFailed,omitempty"`
+	Error       string `json:"error,omitempty"`
+}
+
+// UpdateRecord is the record of one update; value is nil unless values are asked
+// for.
+func UpdateRecord(u syncer.Update, value json.RawMessage) Record {
+	return Record{
+		Type:      u.UpdateType.String(),
+		Key:       u.Key.String(),
+		Kind:      u.Key.Kind,
+		Namespace: u.Key.Namespace,
+		Name:      u.Key.Name,
+		Revision:  u.Revision,
+		UID:       string(u.UID),
+		Value:     value,
+	}
+}
+
+// SyncFailedRecord is the record of a type that cannot be synced.
+func SyncFailedRecord(typeName string, err error) Record {
+	return Record{SyncFailed: typeName, Reason: Reason(err), Error: errString(err)}
+}
+
+// ParseFailedRecord is the record of an object that failed conversion.
+func ParseFailedRecord(typeName string, object any, err error) Record {
+	r := Record{ParseFailed: typeName, Error: errString(err)}
+	if m, merr := meta.Accessor(object); merr == nil {
+		r.Namespace, r.Name = m.GetNamespace(), m.GetName()
+	}
+	return r
+}
+
+// Reason classifies why a type cannot be synced.
+func Reason(err error) string {
+	switch {
+	case apierrors.IsForbidden(err):
+		return "forbidden"
+	case apierrors.IsUnauthorized(err):
+		return "unauthorized"
+	case apierrors.IsNotFound(err):
+		return "notServed"
+	}
+	return "other"
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

@@ -1,0 +1,131 @@
+package output
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+
+	"github.com/kubesync/kubesync/cmd/kubesync/internal/progress"
+	"github.com/kubesync/kubesync/syncer"
+)
+
+// Table prints a human summary: while the syncer has not been in sync yet it
+// prints nothing of the updates; when it first is, a table of the types with
+// their object counts and states; after that one row per update and one line
+// per status change. Build it with NewTable.
+type Table struct {
+	w         *bufio.Writer
+	types     func() []progress.TypeState
+	kindWidth int
+	synced    bool // the syncer was in sync once: updates are printed
+}
+
+// NewTable prints to w. types gives the types' current states for the summary;
+// kinds are the kinds the updates may carry, to align the rows.
+func NewTable(w io.Writer, types func() []progress.TypeState, kinds ...string) *Table {
+	t := &Table{w: bufio.NewWriterSize(w, 16<<10), types: types, kindWidth: len("KIND")}
+	for _, k := range kinds {
+		t.kindWidth = max(t.kindWidth, len(k))
+	}
+	return t
+}
+
+var (
+	_ syncer.Callbacks           = (*Table)(nil)
+	_ syncer.ParseFailureHandler = (*Table)(nil)
+	_ syncer.SyncFailureHandler  = (*Table)(nil)
+)
+
+// OnUpdates prints a row per update once the syncer has been in sync.
+func (t *Table) OnUpdates(updates []syncer.Update) {
+	if !t.synced {
+		return
+	}
+	for _, u := range updates {
+		t.row(u.UpdateType.String(), u.Key.Kind, objectName(u.Key.Namespace, u.Key.Name), u.Revision)
+	}
+	t.flush()
+}
+
+// OnStatusUpdated prints the summary the first time the syncer is in sync, and a
+// line per later status change.
+func (t *Table) OnStatusUpdated(status syncer.SyncStatus) {
+	defer t.flush()
+	types := t.types()
+	if !t.synced {
+		if status != syncer.InSync {
+			return
+		}
+		t.synced = true
+		t.summary(types)
+		fmt.Fprintln(t.w)
+		t.row("EVENT", "KIND", "NAME", "REVISION")
+		return
+	}
+	if status == syncer.InSync {
+		fmt.Fprintf(t.w, "-- %s: %s\n", status, totals(types))
+		return
+	}
+	fmt.Fprintf(t.w, "-- %s\n", status)
+}
+
+// OnSyncFailed does nothing: the summary shows the type's state, and the
+// command reports the failure on stderr.
+func (t *Table) OnSyncFailed(string, error) {}
+
+// OnParseFailed prints a row for the object that failed conversion.
+func (t *Table) OnParseFailed(typeName string, object any, err error) {
+	r := ParseFailedRecord(typeName, object, err)
+	t.row("Failed", typeName, objectName(r.Namespace, r.Name), "("+r.Error+")")
+	t.flush()
+}
+
+func (t *Table) summary(types []progress.TypeState) {
+	nameWidth := len("TYPE")
+	for _, s := range types {
+		nameWidth = max(nameWidth, len(s.Name))
+	}
+	fmt.Fprintf(t.w, "%-*s  %7s  %s\n", nameWidth, "TYPE", "OBJECTS", "STATE")
+	for _, s := range types {
+		fmt.Fprintf(t.w, "%-*s  %7d  %s\n", nameWidth, s.Name, s.Objects, State(s))
+	}
+	fmt.Fprintf(t.w, "in sync: %s\n", totals(types))
+}
+
+func (t *Table) row(event, kind, name, revision string) {
+	fmt.Fprintf(t.w, "%-8s  %-*s  %s  %s\n", event, t.kindWidth, kind, name, revision)
+}
+
+func (t *Table) flush() { _ = t.w.Flush() }
+
+// State is a type's state in words: its failure, or "in sync", "listing",
+// "waiting".
+func State(s progress.TypeState) string {
+	switch {
+	case s.Failure != "":
+		return s.Failure
+	case s.Status == syncer.InSync:
+		return "in sync"
+	case s.Status == syncer.ResyncInProgress:
+		return "listing"
+	}
+	return "waiting"
+}
+
+func totals(types []progress.TypeState) string {
+	n := 0
+	for _, s := range types {
+		n += s.Objects
+	}
+	return fmt.Sprintf("%d types, %d objects", len(types), n)
+}
+
+func objectName(namespace, name string) string {
+	switch {
+	case namespace == "" && name == "":
+		return "-"
+	case namespace == "":
+		return name
+	}
+	return namespace + "/" + name
+}

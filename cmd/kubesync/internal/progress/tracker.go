@@ -1,0 +1,151 @@
+package progress
+
+import (
+	"sync"
+
+	"github.com/kubesync/kubesync/syncer"
+)
+
+// TypeState is what a Tracker knows of one type.
+type TypeState struct {
+	Name    string
+	Objects int
+	Status  syncer.SyncStatus
+	// Failure says why the type cannot be synced now ("forbidden", "not served",
+	// ...); empty while it is healthy.
+	Failure string
+}
+
+// Tracker is a syncer.Observer that keeps each type's object count and status.
+// Its methods never block for long: they update a map under a mutex. It is safe
+// for concurrent use.
+type Tracker struct {
+	mu    sync.Mutex
+	order []string
+	types map[string]*TypeState
+}
+
+var _ syncer.Observer = (*Tracker)(nil)
+
+// NewTracker follows the named types; Snapshot lists them in this order.
+func NewTracker(names ...string) *Tracker {
+	t := &Tracker{types: make(map[string]*TypeState, len(names))}
+	for _, n := range names {
+		t.state(n)
+	}
+	return t
+}
+
+// state returns the state of name, adding a type not seen before at the end.
+func (t *Tracker) state(name string) *TypeState {
+	st, ok := t.types[name]
+	if !ok {
+		st = &TypeState{Name: name}
+		t.types[name] = st
+		t.order = append(t.order, name)
+	}
+	return st
+}
+
+// Objects records the number of objects of a type.
+func (t *Tracker) Objects(name string, n int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.state(name).Objects = n
+}
+
+// TypeStatus records the status of a type. A type that starts listing again is
+// no longer failing.
+func (t *Tracker) TypeStatus(name string, status syncer.SyncStatus) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	st := t.state(name)
+	if status == syncer.ResyncInProgress && st.Status != syncer.ResyncInProgress {
+		st.Failure = ""
+	}
+	st.Status = status
+}
+
+// Failed records why a type cannot be synced, until it lists again.
+func (t *Tracker) Failed(name, why string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.state(name).Failure = why
+}
+
+// Listing does nothing: the Tracker keeps no list counts.
+func (t *Tracker) Listing(string, string) {}
+
+// WatchRestarted does nothing.
+func (t *Tracker) WatchRestarted(string) {}
+
+// EventReceived does nothing.
+func (t *Tracker) EventReceived(string) {}
+
+// ConversionFailed does nothing.
+func (t *Tracker) ConversionFailed(string) {}
+
+// Snapshot returns a copy of every type's state, in the order of NewTracker.
+func (t *Tracker) Snapshot() []TypeState {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]TypeState, len(t.order))
+	for i, n := range t.order {
+		out[i] = *t.types[n]
+	}
+	return out
+}
+
+// Contacted reports whether the apiserver has answered for any type, that is
+// whether any type has left WaitForDatastore.
+func (t *Tracker) Contacted() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, st := range t.types {
+		if st.Status != syncer.WaitForDatastore {
+			return true
+		}
+	}
+	return false
+}
+
+// Tee returns an Observer that reports to each of obs in turn.
+func Tee(obs ...syncer.Observer) syncer.Observer { return tee(obs) }
+
+type tee []syncer.Observer
+
+func (t tee) Listing(n, reason string) {
+	for _, o := range t {
+		o.Listing(n, reason)
+	}
+}
+
+func (t tee) WatchRestarted(n string) {
+	for _, o := range t {
+		o.WatchRestarted(n)
+	}
+}
+
+func (t tee) EventReceived(n string) {
+	for _, o := range t {
+		o.EventReceived(n)
+	}
+}
+
+func (t tee) Objects(n string, count int) {
+	for _, o := range t {
+		o.Objects(n, count)
+	}
+}
+
+func (t tee) TypeStatus(n string, s syncer.SyncStatus) {
+	for _, o := range t {
+		o.TypeStatus(n, s)
+	}
+}
+
+func (t tee) ConversionFailed(n string) {
+	for _, o := range t {
+		o.ConversionFailed(n)
+	}
+}
