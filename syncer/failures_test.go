@@ -11,8 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/kubesync/kubesync/internal/bounds"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 )
@@ -22,18 +22,6 @@ var (
 	notFound  = func() error { return apierrors.NewNotFound(grD, "") }
 	forbidden = func() error { return apierrors.NewForbidden(grD, "", errors.New("RBAC: denied")) }
 )
-
-// maxAttempts bounds the requests that backoff b allows within window: the delays
-// grow from b.Duration by b.Factor up to b.Cap, and jitter only lengthens them.
-func maxAttempts(b wait.Backoff, window time.Duration) int {
-	n, d := 1, b.Duration
-	for window >= d {
-		window -= d
-		n++
-		d = min(time.Duration(float64(d)*b.Factor), b.Cap)
-	}
-	return n
-}
 
 var _ = Describe("Failures", func() {
 	var e *env
@@ -54,7 +42,7 @@ var _ = Describe("Failures", func() {
 		time.Sleep(window) // the measured window, not a synchronisation
 		lists := e.counts("d")[0] - before
 		Expect(lists).To(BeNumerically(">=", 3), "it keeps retrying")
-		Expect(lists).To(BeNumerically("<=", maxAttempts(testBackoff, window)))
+		Expect(lists).To(BeNumerically("<=", bounds.MaxAttempts(testBackoff, window)))
 		Expect(e.counts("a")[0]).To(Equal(1), "other types are never relisted")
 
 		e.api["d"].Set("x", "y")

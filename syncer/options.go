@@ -44,22 +44,22 @@ type config struct {
 
 func defaults() config {
 	return config{
-		log:         logrus.StandardLogger(),
-		initialList: Auto,
-		pageSize:    500,
-		maxBatch:    1000,
-		maxQueued:   10_000,
-		backoff: wait.Backoff{
-			Duration: 500 * time.Millisecond,
-			Factor:   2,
-			Jitter:   0.2,
-			Steps:    1 << 30,
-			Cap:      30 * time.Second,
-		},
+		log:            logrus.StandardLogger(),
+		initialList:    Auto,
+		pageSize:       500,
+		maxBatch:       1000,
+		maxQueued:      10_000,
+		backoff:        DefaultBackoff(),
 		errorsToResync: 5,
 		minWatchLife:   time.Second,
 		observer:       nopObserver{},
 	}
+}
+
+// DefaultBackoff is the retry backoff of a Syncer without WithBackoff: from 500ms,
+// doubling, with 20% jitter, up to 30s.
+func DefaultBackoff() wait.Backoff {
+	return wait.Backoff{Duration: 500 * time.Millisecond, Factor: 2, Jitter: 0.2, Steps: 1 << 30, Cap: 30 * time.Second}
 }
 
 // WithLogger sets the logger; entries carry the resource type as the field "type".

@@ -182,6 +182,15 @@ var _ = Describe("ControlPlane", func() {
 		Expect(err).NotTo(HaveOccurred())
 		_, err = cs.CoreV1().Services(ns).List(ctx, metav1.ListOptions{})
 		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "error %v", err)
+
+		userProxy, err := harness.NewProxy(cp, harness.WithProxyUser(cfg))
+		Expect(err).NotTo(HaveOccurred())
+		defer func() { Expect(userProxy.Close()).To(Succeed()) }()
+		proxied := clientsetFor(userProxy.Config())
+		_, err = proxied.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = proxied.CoreV1().Services(ns).List(ctx, metav1.ListOptions{})
+		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "error %v", err)
 	})
 
 	It("deletes namespaces with their content", func(ctx SpecContext) {

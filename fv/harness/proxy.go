@@ -22,8 +22,8 @@ var errCut = errors.New("cut by harness proxy")
 
 // Proxy is a fault-injecting reverse proxy in front of a ControlPlane's
 // apiserver: plain HTTP on a random loopback port, forwarding every request as
-// the admin. It streams watches as they come, and it follows the apiserver
-// across restarts. Its methods are safe for concurrent use.
+// the admin (see WithProxyUser). It streams watches as they come, and it
+// follows the apiserver across restarts. Its methods are safe for concurrent use.
 //
 // Faults apply per resource, named by API group ("" for the core group) and
 // plural, the way the apiserver parses request paths:
@@ -60,6 +60,7 @@ type ProxyOption func(*proxyOptions)
 
 type proxyOptions struct {
 	errorLog *log.Logger
+	user     *rest.Config
 }
 
 // WithProxyErrorLog sends the proxy's error messages (failed upstream requests,
@@ -69,15 +70,25 @@ func WithProxyErrorLog(l *log.Logger) ProxyOption {
 	return func(o *proxyOptions) { o.errorLog = l }
 }
 
+// WithProxyUser makes the proxy forward requests with the credentials of user
+// (a rest.Config from AddUser) instead of the admin's.
+func WithProxyUser(user *rest.Config) ProxyOption {
+	return func(o *proxyOptions) { o.user = user }
+}
+
 // NewProxy starts a Proxy in front of cp's apiserver. Close it when done.
 func NewProxy(cp *ControlPlane, opts ...ProxyOption) (*Proxy, error) {
 	o := proxyOptions{errorLog: log.New(io.Discard, "", 0)}
 	for _, opt := range opts {
 		opt(&o)
 	}
-	transport, err := rest.TransportFor(cp.Config())
+	identity := cp.Config()
+	if o.user != nil {
+		identity = rest.CopyConfig(o.user)
+	}
+	transport, err := rest.TransportFor(identity)
 	if err != nil {
-		return nil, fmt.Errorf("creating the proxy's admin transport: %w", err)
+		return nil, fmt.Errorf("creating the proxy's transport: %w", err)
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -94,7 +105,7 @@ func NewProxy(cp *ControlPlane, opts ...ProxyOption) (*Proxy, error) {
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			// Resolved per request, so that the proxy follows the apiserver
 			// should a restart move it.
-			pr.SetURL(cp.APIServerURL())
+			pr.SetURL(p.cp.APIServerURL())
 		},
 		Transport:     transport,
 		FlushInterval: -1, // stream watch events as they come
@@ -116,7 +127,8 @@ func (p *Proxy) URL() string {
 }
 
 // Config returns a rest.Config that reaches the apiserver through the proxy,
-// acting as the admin, with client-side rate limiting off (QPS -1).
+// acting as the admin (or WithProxyUser's user), with client-side rate
+// limiting off (QPS -1).
 func (p *Proxy) Config() *rest.Config {
 	return &rest.Config{Host: p.URL(), QPS: -1}
 }

@@ -21,6 +21,7 @@ type Console struct {
 	live  bool
 	width func() int
 	shown bool // a status line is on screen
+	ended bool // Finish was called: no more status lines
 }
 
 // NewConsole writes to w. live says whether w is a terminal that understands a
@@ -35,15 +36,22 @@ func (c *Console) Live() bool { return c.live }
 
 // Writer returns an io.Writer whose writes go to the console as messages; each
 // write should be whole lines, as a logger's are.
-func (c *Console) Writer() io.Writer { return consoleWriter{c} }
+func (c *Console) Writer() io.Writer { return consoleWriter{c, c.w} }
 
-type consoleWriter struct{ c *Console }
+// Wrap returns an io.Writer that writes to w after erasing the status line, for
+// another stream that shows on the same terminal, such as stdout.
+func (c *Console) Wrap(w io.Writer) io.Writer { return consoleWriter{c, w} }
+
+type consoleWriter struct {
+	c *Console
+	w io.Writer
+}
 
 func (cw consoleWriter) Write(p []byte) (int, error) {
 	cw.c.mu.Lock()
 	defer cw.c.mu.Unlock()
 	cw.c.eraseLocked()
-	return cw.c.w.Write(p)
+	return cw.w.Write(p)
 }
 
 // Printf prints one message line (a newline is added if missing).
@@ -59,7 +67,7 @@ func (c *Console) Printf(format string, args ...any) {
 }
 
 // Status draws line as the status line, cut to the console's width. It does
-// nothing on a console that is not live.
+// nothing on a console that is not live, or after Finish.
 func (c *Console) Status(line string) {
 	if !c.live {
 		return
@@ -69,15 +77,19 @@ func (c *Console) Status(line string) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.ended {
+		return
+	}
 	_, _ = io.WriteString(c.w, "\r\x1b[K"+line)
 	c.shown = true
 }
 
-// Clear erases the status line, if one shows.
-func (c *Console) Clear() {
+// Finish erases the status line, if one shows, and draws no other.
+func (c *Console) Finish() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.eraseLocked()
+	c.ended = true
 }
 
 func (c *Console) eraseLocked() {

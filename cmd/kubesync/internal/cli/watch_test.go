@@ -1,0 +1,212 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gstruct"
+
+	"github.com/kubesync/kubesync/cmd/kubesync/internal/cli"
+	"github.com/kubesync/kubesync/cmd/kubesync/internal/output"
+)
+
+const (
+	podsPath  = "/api/v1/pods"
+	nsPath    = "/api/v1/namespaces"
+	k8sNPPath = "/apis/networking.k8s.io/v1/networkpolicies"
+)
+
+var _ = Describe("kubesync watch", func() {
+	var (
+		api  *fakeAPI
+		path string
+	)
+
+	BeforeEach(func() {
+		api = newFakeAPI()
+		path = kubeconfig(api.srv.URL)
+		api.add(nsPath, "v1", "Namespace", object("v1", "Namespace", "", "default", "5"))
+		api.add(podsPath, "v1", "Pod",
+			object("v1", "Pod", "default", "web", "11"), object("v1", "Pod", "team-a", "db", "12"))
+		api.forbid(k8sNPPath)
+	})
+
+	watch := func(extra ...string) *running {
+		args := append([]string{"watch", "policy", "--kubeconfig", path,
+			"--types", "namespaces,pods,networkpolicies.networking.k8s.io,globalnetworkpolicies"}, extra...)
+		return start(args)
+	}
+
+	statusOf := func(recs []output.Record) []string {
+		var st []string
+		for _, r := range recs {
+			if r.Status != "" {
+				st = append(st, r.Status)
+			}
+		}
+		return st
+	}
+
+	It("prints one JSON line per update, status change and failing type", func() {
+		r := watch()
+		Eventually(func() []string { return statusOf(r.records()) }).Should(ContainElement("InSync"))
+		recs := r.records()
+		Expect(recs).To(ContainElements(
+			output.Record{Type: "New", Key: "Namespace/default", Kind: "Namespace", Name: "default",
+				Revision: "5", UID: "uid-default"},
+			output.Record{Type: "New", Key: "Pod/default/web", Kind: "Pod", Namespace: "default", Name: "web",
+				Revision: "11", UID: "uid-web"},
+			output.Record{Type: "New", Key: "Pod/team-a/db", Kind: "Pod", Namespace: "team-a", Name: "db",
+				Revision: "12", UID: "uid-db"},
+		))
+		Expect(recs).To(ContainElement(gstruct.MatchFields(gstruct.IgnoreExtras, gstruct.Fields{
+			"SyncFailed": Equal("networkpolicies.networking.k8s.io"),
+			"Reason":     Equal("forbidden"),
+			"Error":      ContainSubstring("forbidden"),
+		})))
+		Expect(recs).To(ContainElement(gstruct.MatchFields(gstruct.IgnoreExtras, gstruct.Fields{
+			"SyncFailed": Equal("globalnetworkpolicies.crd.projectcalico.org"),
+			"Reason":     Equal("notServed"),
+		})))
+		Expect(statusOf(recs)[0]).To(Equal("WaitForDatastore"))
+
+		By("going on with the other types, with one line on stderr per failing type")
+		Expect(strings.Count(r.err.String(), "\n")).To(Equal(2), r.err.String())
+		Expect(r.err.String()).To(ContainSubstring(
+			"kubesync: not allowed to watch networkpolicies.networking.k8s.io, watching the other types"))
+		Expect(r.err.String()).To(ContainSubstring(
+			"kubesync: globalnetworkpolicies.crd.projectcalico.org is not served"))
+
+		Eventually(func() int { return api.watching(podsPath) }).Should(Equal(1))
+		api.send(podsPath, "MODIFIED", object("v1", "Pod", "default", "web", "13"))
+		api.send(podsPath, "DELETED", object("v1", "Pod", "team-a", "db", "14"))
+		Eventually(r.records).Should(ContainElements(
+			output.Record{Type: "Updated", Key: "Pod/default/web", Kind: "Pod", Namespace: "default", Name: "web",
+				Revision: "13", UID: "uid-web"},
+			output.Record{Type: "Deleted", Key: "Pod/team-a/db", Kind: "Pod", Namespace: "team-a", Name: "db",
+				Revision: "14", UID: "uid-db"},
+		))
+		Expect(r.stop()).To(Equal(cli.ExitOK))
+	})
+
+	It("includes values with --values", func() {
+		r := watch("--values")
+		Eventually(func() []string { return statusOf(r.records()) }).Should(ContainElement("InSync"))
+		var web output.Record
+		for _, rec := range r.records() {
+			if rec.Key == "Pod/default/web" {
+				web = rec
+			}
+		}
+		var value struct {
+			Metadata struct{ Name, Namespace string }
+		}
+		Expect(json.Unmarshal(web.Value, &value)).To(Succeed())
+		Expect(value.Metadata.Name).To(Equal("web"))
+		Expect(value.Metadata.Namespace).To(Equal("default"))
+	})
+
+	It("watches namespaced types in one namespace with -n", func() {
+		api.add("/api/v1/namespaces/team-a/pods", "v1", "Pod", object("v1", "Pod", "team-a", "db", "12"))
+		r := watch("-n", "team-a")
+		Eventually(func() []string { return statusOf(r.records()) }).Should(ContainElement("InSync"))
+		Expect(api.requested()).To(ContainElement("/api/v1/namespaces/team-a/pods"))
+		Expect(api.requested()).NotTo(ContainElement(podsPath))
+		Expect(api.requested()).To(ContainElement(nsPath), "cluster-scoped types are not restricted")
+		var keys []string
+		for _, rec := range r.records() {
+			if rec.Type != "" {
+				keys = append(keys, rec.Key)
+			}
+		}
+		Expect(keys).To(ConsistOf("Namespace/default", "Pod/team-a/db"))
+	})
+
+	It("prints a summary, then a row per update, with -o table", func() {
+		r := watch("-o", "table")
+		Eventually(r.out.String).Should(ContainSubstring("in sync: 4 types, 3 objects"))
+		out := r.out.String()
+		Expect(out).To(MatchRegexp(`(?m)^namespaces +1  in sync$`))
+		Expect(out).To(MatchRegexp(`(?m)^pods +2  in sync$`))
+		Expect(out).To(MatchRegexp(`(?m)^networkpolicies.networking.k8s.io +0  forbidden$`))
+		Expect(out).To(MatchRegexp(`(?m)^globalnetworkpolicies.crd.projectcalico.org +0  not served$`))
+		Expect(out).NotTo(ContainSubstring("Pod/"), "the initial state is summarized, not listed")
+
+		Eventually(func() int { return api.watching(podsPath) }).Should(Equal(1))
+		api.send(podsPath, "ADDED", object("v1", "Pod", "default", "cache", "20"))
+		Eventually(r.out.String).Should(MatchRegexp(`(?m)^New +Pod +default/cache  20$`))
+		Expect(r.stop()).To(Equal(cli.ExitOK))
+	})
+
+	It("shows each type's progress on a terminal until in sync", func() {
+		api.add("/api/v1/services", "v1", "Service", object("v1", "Service", "default", "kubernetes", "3"))
+		api.add("/apis/discovery.k8s.io/v1/endpointslices", "discovery.k8s.io/v1", "EndpointSlice")
+		release := api.hold("/api/v1/services")
+		r := start([]string{"watch", "services", "--kubeconfig", path}, cli.WithTerminal(70))
+		Eventually(r.err.String).Should(ContainSubstring(
+			"\r\x1b[Ksyncing 1/2 types, 0 objects:  services 0 …  endpointslices.dis"))
+		Expect(statusOf(r.records())).NotTo(ContainElement("InSync"))
+
+		release()
+		Eventually(func() []string { return statusOf(r.records()) }).Should(ContainElement("InSync"))
+		Expect(r.err.String()).To(HaveSuffix("\r\x1b[K"), "the progress line is erased")
+		Consistently(r.err.String, "300ms").Should(HaveSuffix("\r\x1b[K"), "and not drawn again")
+		for _, l := range regexp.MustCompile(`syncing [^\r]*`).FindAllString(r.err.String(), -1) {
+			Expect(len([]rune(l))).To(BeNumerically("<", 70), "cut to the terminal's width")
+		}
+		Expect(r.stop()).To(Equal(cli.ExitOK))
+	})
+
+	It("serves metrics with --metrics-addr", func() {
+		r := watch("--metrics-addr", "127.0.0.1:0")
+		Eventually(func() []string { return statusOf(r.records()) }).Should(ContainElement("InSync"))
+		url := regexp.MustCompile(`serving metrics at (\S+)`).FindStringSubmatch(r.err.String())
+		Expect(url).To(HaveLen(2), r.err.String())
+		scrape := func() string {
+			resp, err := http.Get(url[1])
+			if err != nil {
+				return err.Error()
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			return string(b)
+		}
+		Eventually(scrape).Should(And(
+			ContainSubstring(`kubesync_objects{type="pods"} 2`),
+			ContainSubstring(`kubesync_lists_total{reason="initial",type="pods"} 1`),
+			ContainSubstring(`kubesync_type_status{status="InSync",type="namespaces"} 1`),
+			ContainSubstring("go_goroutines"),
+			ContainSubstring("process_"),
+		))
+		Expect(r.stop()).To(Equal(cli.ExitOK))
+		_, err := http.Get(url[1])
+		Expect(err).To(HaveOccurred(), "the server stops with the watch")
+	})
+
+	It("fails with exit 1 when the metrics address is taken", func() {
+		code, _, errOut := run("watch", "policy", "--kubeconfig", path, "--metrics-addr", "256.0.0.1:1")
+		Expect(code).To(Equal(cli.ExitRuntime))
+		Expect(errOut).To(HavePrefix("kubesync: metrics server: listen tcp"))
+	})
+
+	It("stops with exit 1 when its output cannot be written", func() {
+		code := make(chan int, 1)
+		var errOut buffer
+		go func() {
+			code <- cli.Run(GinkgoT().Context(), []string{"watch", "policy", "--kubeconfig", path},
+				cli.Streams{Out: failingWriter{}, Err: &errOut}, cli.WithTerminal(0))
+		}()
+		Eventually(code, "5s").Should(Receive(Equal(cli.ExitRuntime)))
+		Expect(errOut.String()).To(HaveSuffix("kubesync: writing output: disk full\n"))
+	})
+})
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }

@@ -1,0 +1,165 @@
+package fv
+
+import (
+	"context"
+	"fmt"
+	"time"
+	"sync"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/sirupsen/logrus"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubesync/kubesync/fv/consistency"
+	"github.com/kubesync/kubesync/fv/harness"
+	"github.com/kubesync/kubesync/resources"
+	"github.com/kubesync/kubesync/syncer"
+)
+
+const tenMinutes = 10 * time.Minute
+
+// cluster is one real control plane for a Describe.
+type cluster struct {
+	*harness.ControlPlane
+	dyn dynamic.Interface
+}
+
+// startCluster starts a control plane with the bundled CRDs, stopped when the
+// calling container ends.
+func startCluster(opts ...harness.Option) *cluster {
+	crds, err := resources.CRDs()
+	Expect(err).NotTo(HaveOccurred())
+	ctx, cancel := context.WithTimeout(context.Background(), tenMinutes)
+	defer cancel()
+	cp, err := harness.Start(ctx, append([]harness.Option{harness.WithCRDs(crds...)}, opts...)...)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(cp.Stop)
+	dyn, err := dynamic.NewForConfig(cp.Config())
+	Expect(err).NotTo(HaveOccurred())
+	return &cluster{ControlPlane: cp, dyn: dyn}
+}
+
+// namespace creates a namespace for one spec's objects.
+func (c *cluster) namespace(ctx context.Context, name string) string {
+	c.create(ctx, resources.Namespaces, "", name)
+	return name
+}
+
+// create makes objects of type t, sixteen at a time.
+func (c *cluster) create(ctx context.Context, t resources.Type, ns string, names ...string) {
+	var wg sync.WaitGroup
+	errs := make(chan error, len(names))
+	sem := make(chan struct{}, 16)
+	for _, n := range names {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if _, err := c.resource(t, ns).Create(ctx, sample(t, ns, n), metav1.CreateOptions{}); err != nil {
+				errs <- fmt.Errorf("creating %s %s/%s: %w", t.Name, ns, n, err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		Expect(err).NotTo(HaveOccurred())
+	}
+}
+
+// touch updates an object, giving it a new revision.
+func (c *cluster) touch(ctx context.Context, t resources.Type, ns, name string) {
+	o, err := c.resource(t, ns).Get(ctx, name, metav1.GetOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	labels := o.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels["touched"] = fmt.Sprint(time.Now().UnixNano())
+	o.SetLabels(labels)
+	_, err = c.resource(t, ns).Update(ctx, o, metav1.UpdateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+}
+
+func (c *cluster) remove(ctx context.Context, t resources.Type, ns string, names ...string) {
+	for _, n := range names {
+		Expect(c.resource(t, ns).Delete(ctx, n, metav1.DeleteOptions{})).To(Succeed())
+	}
+}
+
+func (c *cluster) resource(t resources.Type, ns string) dynamic.ResourceInterface {
+	if t.Namespaced {
+		return c.dyn.Resource(t.GVR).Namespace(ns)
+	}
+	return c.dyn.Resource(t.GVR)
+}
+
+// sample is a minimal valid object of type t.
+func sample(t resources.Type, ns, name string) *unstructured.Unstructured {
+	gv := t.GVR.GroupVersion()
+	kind := t.Kind
+	if i := len(kind) - len(t.GVR.Group) - 1; t.GVR.Group != "" && i > 0 {
+		kind = kind[:i]
+	}
+	o := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{}}}
+	o.SetAPIVersion(gv.String())
+	o.SetKind(kind)
+	o.SetName(name)
+	if t.Namespaced {
+		o.SetNamespace(ns)
+	}
+	spec := o.Object["spec"].(map[string]any)
+	switch t.Name {
+	case resources.Namespaces.Name, resources.Nodes.Name, resources.ServiceAccounts.Name:
+		delete(o.Object, "spec")
+	case resources.Pods.Name:
+		spec["containers"] = []any{map[string]any{"name": "c", "image": "busybox"}}
+	case resources.Services.Name:
+		spec["clusterIP"] = "None" // headless: the loopback service range is small
+		spec["ports"] = []any{map[string]any{"port": int64(80)}}
+	case resources.EndpointSlices.Name:
+		delete(o.Object, "spec")
+		o.Object["addressType"] = "IPv4"
+		o.Object["endpoints"] = []any{}
+	case resources.KubernetesNetworkPolicies.Name:
+		spec["podSelector"] = map[string]any{}
+	}
+	return o
+}
+
+// run starts a syncer with a Mirror as its consumer, stopped when the spec ends.
+func run(cfg *rest.Config, types []resources.Type, opts ...syncer.Option) (*syncer.Syncer, *consistency.Mirror, *observer) {
+	m := consistency.NewMirror()
+	obs := newObserver()
+	log := logrus.New()
+	log.SetOutput(GinkgoWriter)
+	log.SetLevel(logrus.InfoLevel)
+	s, err := syncer.New(cfg, types, m, append([]syncer.Option{syncer.WithLogger(log), syncer.WithObserver(obs)}, opts...)...)
+	Expect(err).NotTo(HaveOccurred())
+	s.Start(context.Background())
+	DeferCleanup(s.Stop)
+	return s, m, obs
+}
+
+// inSync waits for the mirror's last status to be InSync.
+func inSync(m *consistency.Mirror) {
+	Eventually(m.Status).Should(Equal(int(syncer.InSync)))
+}
+
+// consistent waits for the mirror to equal the server.
+func consistent(ctx context.Context, cfg *rest.Config, m *consistency.Mirror, types []resources.Type) {
+	Eventually(func() error { return consistency.Check(ctx, cfg, m, types) }).Should(Succeed())
+}
+
+func seq(prefix string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s-%04d", prefix, i)
+	}
+	return out
+}

@@ -1,0 +1,59 @@
+package fv
+
+import (
+	"sync"
+
+	"github.com/kubesync/kubesync/syncer"
+)
+
+// observer counts a syncer's lists by type and reason, and its watch re-opens.
+type observer struct {
+	mu       sync.Mutex
+	lists    map[string]map[string]int
+	reopened map[string]int
+}
+
+func newObserver() *observer {
+	return &observer{lists: map[string]map[string]int{}, reopened: map[string]int{}}
+}
+
+func (o *observer) Listing(t, reason string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.lists[t] == nil {
+		o.lists[t] = map[string]int{}
+	}
+	o.lists[t][reason]++
+}
+
+func (o *observer) WatchRestarted(t string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.reopened[t]++
+}
+
+// listCount returns the lists of type t, for any reason.
+func (o *observer) listCount(t string) int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	n := 0
+	for _, c := range o.lists[t] {
+		n += c
+	}
+	return n
+}
+
+func (o *observer) reasons(t string) map[string]int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := map[string]int{}
+	for r, c := range o.lists[t] {
+		out[r] = c
+	}
+	return out
+}
+
+func (o *observer) EventReceived(string)                 {}
+func (o *observer) Objects(string, int)                  {}
+func (o *observer) TypeStatus(string, syncer.SyncStatus) {}
+func (o *observer) ConversionFailed(string)              {}

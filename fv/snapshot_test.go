@@ -1,0 +1,70 @@
+package fv
+
+import (
+	"context"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/kubesync/kubesync/fv/harness"
+	"github.com/kubesync/kubesync/resources"
+	"github.com/kubesync/kubesync/syncer"
+)
+
+// snapshotTypes: five types, two of them CRDs, namespaced and cluster-scoped.
+var snapshotTypes = []resources.Type{
+	resources.Namespaces, resources.Services, resources.ServiceAccounts,
+	resources.KubernetesNetworkPolicies, resources.GlobalNetworkPolicies, resources.NetworkSets,
+}
+
+var _ = Describe("Snapshot, then updates", Ordered, func() {
+	var c *cluster
+	BeforeAll(func() {
+		c = startCluster()
+		ctx := context.Background()
+		c.namespace(ctx, "snap")
+		for _, t := range snapshotTypes[1:] {
+			c.create(ctx, t, "snap", seq("obj", 400)...)
+		}
+	})
+
+	for _, strategy := range []syncer.InitialList{syncer.Auto, syncer.WatchList, syncer.Paged} {
+		It("reaches InSync once with every object, then reports creates, updates and deletes ("+strategy.String()+")", func(ctx SpecContext) {
+			// Through a proxy, which counts this syncer's requests alone.
+			p, err := harness.NewProxy(c.ControlPlane)
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(p.Close)
+			_, m, _ := run(p.Config(), snapshotTypes, syncer.WithInitialList(strategy))
+			inSync(m)
+			Expect(m.Statuses()).To(Equal([]syncer.SyncStatus{syncer.WaitForDatastore, syncer.ResyncInProgress, syncer.InSync}))
+			for _, t := range snapshotTypes[1:] {
+				Expect(m.Len(t.Kind)).To(BeNumerically(">=", 400), t.Name)
+			}
+			consistent(ctx, c.Config(), m, snapshotTypes)
+
+			for _, t := range snapshotTypes {
+				lists := p.Requests(t.GVR.Group, t.GVR.Resource, "list")
+				if strategy == syncer.Paged {
+					Expect(lists).To(BeNumerically(">=", 1), t.Name)
+				} else {
+					Expect(lists).To(BeZero(), "%s streams its initial state rather than listing", t.Name)
+				}
+			}
+
+			gnp, ns := resources.GlobalNetworkPolicies, resources.NetworkSets
+			c.create(ctx, gnp, "", "added-"+strategy.String())
+			c.touch(ctx, ns, "snap", "obj-0001")
+			c.remove(ctx, gnp, "", "obj-0002")
+			Eventually(func() int { return m.Count(gnp.Kind, syncer.KVNew) }).Should(Equal(401))
+			Eventually(func() int { return m.Count(ns.Kind, syncer.KVUpdated) }).Should(Equal(1))
+			Eventually(func() int { return m.Count(gnp.Kind, syncer.KVDeleted) }).Should(Equal(1))
+			consistent(ctx, c.Config(), m, snapshotTypes)
+			Expect(m.Statuses()).To(HaveLen(3), "live updates change no status")
+
+			// Leave the objects as the next strategy expects them.
+			c.create(ctx, gnp, "", "obj-0002")
+			c.remove(ctx, gnp, "", "added-"+strategy.String())
+		})
+	}
+})
+
