@@ -3,8 +3,8 @@ package fv
 import (
 	"context"
 	"fmt"
-	"time"
 	"sync"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubesync/kubesync/fv/consistency"
-	"github.com/kubesync/kubesync/fv/harness"
+	"github.com/kubesync/kubesync/internal/controlplane"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 )
@@ -24,18 +24,18 @@ const tenMinutes = 10 * time.Minute
 
 // cluster is one real control plane for a Describe.
 type cluster struct {
-	*harness.ControlPlane
+	*controlplane.ControlPlane
 	dyn dynamic.Interface
 }
 
 // startCluster starts a control plane with the bundled CRDs, stopped when the
 // calling container ends.
-func startCluster(opts ...harness.Option) *cluster {
+func startCluster(opts ...controlplane.Option) *cluster {
 	crds, err := resources.CRDs()
 	Expect(err).NotTo(HaveOccurred())
 	ctx, cancel := context.WithTimeout(context.Background(), tenMinutes)
 	defer cancel()
-	cp, err := harness.Start(ctx, append([]harness.Option{harness.WithCRDs(crds...)}, opts...)...)
+	cp, err := controlplane.Start(ctx, append([]controlplane.Option{controlplane.WithCRDs(crds...)}, opts...)...)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(cp.Stop)
 	dyn, err := dynamic.NewForConfig(cp.Config())

@@ -67,4 +67,3 @@ var _ = Describe("Snapshot, then updates", Ordered, func() {
 		})
 	}
 })
-

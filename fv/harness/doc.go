@@ -1,27 +1,6 @@
-// Package harness is the test harness for kubesync's fv (functional verification)
-// tests: it runs a real etcd and kube-apiserver on loopback through
-// controller-runtime's envtest, and adds what those tests need to provoke the
-// situations a syncer must survive.
-//
-// A ControlPlane (see Start) owns the two processes and offers:
-//   - admin and per-user rest.Configs (Config, AddUser, AddUserWithRole), never
-//     rate-limited on the client side;
-//   - apiserver restarts on the same etcd and the same address (RestartAPIServer,
-//     StopAPIServer, StartAPIServer);
-//   - etcd compaction (Compact), which with WithWatchCache(false) makes a watch
-//     that restarts from an older revision fail with 410 Expired;
-//   - CRD install and removal that wait until the API is served or gone
-//     (InstallCRDs, DeleteCRD);
-//   - namespace deletion that does the namespace controller's job, since no
-//     controller manager runs (DeleteNamespace);
-//   - the apiserver's own Prometheus metrics (Metrics), to count the LIST and
-//     WATCH requests a client really made.
-//
-// A Proxy sits in front of the apiserver as plain HTTP and injects faults per
-// resource: it can drop the open streams of one resource (Cut), answer 503 to
-// it (Refuse), or swallow all traffic (Blackhole). It keeps working across
-// apiserver restarts.
-//
-// The binaries come from AssetsDir: $KUBEBUILDER_ASSETS when set, otherwise the
-// pinned build of tools/controlplane/build.sh.
+// Package harness holds what fv specs need beyond a control plane
+// (internal/controlplane): a fault-injecting Proxy in front of the apiserver. It is
+// plain HTTP and injects faults per resource: it can drop the open streams of one
+// resource (Cut), answer 503 to it (Refuse), or swallow all traffic (Blackhole). It
+// keeps working across apiserver restarts.
 package harness

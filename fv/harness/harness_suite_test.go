@@ -9,12 +9,13 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/kubesync/kubesync/fv/harness"
+	"github.com/kubesync/kubesync/internal/controlplane"
 )
 
 // The suite shares one control plane, with the watch cache off so that
 // compaction shows, and one proxy in front of it.
 var (
-	cp    *harness.ControlPlane
+	cp    *controlplane.ControlPlane
 	proxy *harness.Proxy
 )
 
@@ -26,7 +27,7 @@ func TestHarness(t *testing.T) {
 var _ = BeforeSuite(func(ctx SpecContext) {
 	start := time.Now()
 	var err error
-	cp, err = harness.Start(ctx, harness.WithWatchCache(false), harness.WithCRDs(gadgetCRD()))
+	cp, err = controlplane.Start(ctx, controlplane.WithWatchCache(false), controlplane.WithCRDs(gadgetCRD()))
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() {
 		Expect(cp.Stop()).To(Succeed())

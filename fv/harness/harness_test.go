@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubesync/kubesync/fv/harness"
+	"github.com/kubesync/kubesync/internal/controlplane"
 )
 
 func clientsetFor(cfg *rest.Config) *kubernetes.Clientset {
@@ -103,7 +104,7 @@ var _ = Describe("ControlPlane", func() {
 		// The apiserver's own informers list and watch too: compare scrapes.
 		before, err := cp.Metrics(ctx)
 		Expect(err).NotTo(HaveOccurred())
-		namespacedSecretWatches := func(m *harness.APIServerMetrics) float64 {
+		namespacedSecretWatches := func(m *controlplane.APIServerMetrics) float64 {
 			return m.Sum("apiserver_request_total", func(l map[string]string) bool {
 				return l["verb"] == "WATCH" && l["resource"] == "secrets" && l["scope"] == "namespace"
 			})
@@ -115,7 +116,7 @@ var _ = Describe("ControlPlane", func() {
 		Expect(err).NotTo(HaveOccurred())
 		defer w.Stop()
 
-		var during *harness.APIServerMetrics
+		var during *controlplane.APIServerMetrics
 		Eventually(func(g Gomega) {
 			during, err = cp.Metrics(ctx)
 			g.Expect(err).NotTo(HaveOccurred())

@@ -15,6 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
+
+	"github.com/kubesync/kubesync/internal/controlplane"
 )
 
 // errCut is the cause given to the upstream request of a stream the proxy cut.
@@ -31,7 +33,7 @@ var errCut = errors.New("cut by harness proxy")
 //   - Refuse makes new requests of one resource fail with 503 until Allow;
 //   - Blackhole drops everything open and holds new requests unanswered.
 type Proxy struct {
-	cp       *ControlPlane
+	cp       *controlplane.ControlPlane
 	listener net.Listener
 	server   *http.Server
 	rp       *httputil.ReverseProxy
@@ -77,7 +79,7 @@ func WithProxyUser(user *rest.Config) ProxyOption {
 }
 
 // NewProxy starts a Proxy in front of cp's apiserver. Close it when done.
-func NewProxy(cp *ControlPlane, opts ...ProxyOption) (*Proxy, error) {
+func NewProxy(cp *controlplane.ControlPlane, opts ...ProxyOption) (*Proxy, error) {
 	o := proxyOptions{errorLog: log.New(io.Discard, "", 0)}
 	for _, opt := range opts {
 		opt(&o)

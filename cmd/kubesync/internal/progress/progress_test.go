@@ -1,0 +1,89 @@
+package progress_test
+
+import (
+	"bytes"
+	"fmt"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/kubesync/kubesync/cmd/kubesync/internal/progress"
+	"github.com/kubesync/kubesync/syncer"
+)
+
+var _ = Describe("Tracker", func() {
+	It("keeps each type's count and status in the declared order", func() {
+		t := progress.NewTracker("pods", "nodes")
+		Expect(t.Contacted()).To(BeFalse())
+		t.Objects("nodes", 3)
+		t.TypeStatus("nodes", syncer.InSync)
+		t.Objects("extra", 1)
+		Expect(t.Contacted()).To(BeTrue())
+		Expect(t.Snapshot()).To(Equal([]progress.TypeState{
+			{Name: "pods"},
+			{Name: "nodes", Objects: 3, Status: syncer.InSync},
+			{Name: "extra", Objects: 1},
+		}))
+	})
+
+	It("forgets a failure when the type lists again", func() {
+		t := progress.NewTracker("pods")
+		t.TypeStatus("pods", syncer.InSync)
+		t.Failed("pods", "forbidden")
+		t.TypeStatus("pods", syncer.InSync) // a retry that failed again
+		Expect(t.Snapshot()[0].Failure).To(Equal("forbidden"))
+		t.TypeStatus("pods", syncer.ResyncInProgress)
+		Expect(t.Snapshot()[0].Failure).To(BeEmpty())
+	})
+
+	It("is fed by Tee together with other observers", func() {
+		a, b := progress.NewTracker(), progress.NewTracker()
+		obs := progress.Tee(a, b)
+		obs.Listing("pods", "initial")
+		obs.EventReceived("pods")
+		obs.WatchRestarted("pods")
+		obs.ConversionFailed("pods")
+		obs.Objects("pods", 7)
+		obs.TypeStatus("pods", syncer.ResyncInProgress)
+		want := []progress.TypeState{{Name: "pods", Objects: 7, Status: syncer.ResyncInProgress}}
+		Expect(a.Snapshot()).To(Equal(want))
+		Expect(b.Snapshot()).To(Equal(want))
+	})
+})
+
+var _ = Describe("Line", func() {
+	It("shows each type's count and a mark of its state", func() {
+		Expect(progress.Line([]progress.TypeState{
+			{Name: "namespaces", Objects: 4, Status: syncer.InSync},
+			{Name: "pods", Objects: 1200, Status: syncer.ResyncInProgress},
+			{Name: "nodes"},
+			{Name: "ippools", Status: syncer.InSync, Failure: "forbidden"},
+		})).To(Equal("syncing 2/4 types, 1204 objects:  namespaces 4 ✓  pods 1200 …  nodes ?  ippools 0 ✗"))
+	})
+})
+
+var _ = Describe("Console", func() {
+	It("erases the status line before a message and redraws on Status", func() {
+		var buf bytes.Buffer
+		c := progress.NewConsole(&buf, true, func() int { return 12 })
+		c.Status("syncing a long line")
+		c.Printf("warning %d", 1)
+		_, _ = fmt.Fprint(c.Writer(), "logged\n")
+		c.Status("again")
+		_, _ = c.Wrap(&buf).Write([]byte("{}\n"))
+		c.Finish()
+		c.Status("too late")
+		Expect(buf.String()).To(Equal("\r\x1b[Ksyncing a …" + "\r\x1b[K" + "warning 1\n" + "logged\n" +
+			"\r\x1b[Kagain" + "\r\x1b[K" + "{}\n"))
+	})
+
+	It("draws no status line when not live", func() {
+		var buf bytes.Buffer
+		c := progress.NewConsole(&buf, false, nil)
+		Expect(c.Live()).To(BeFalse())
+		c.Status("syncing")
+		c.Printf("message\n")
+		c.Finish()
+		Expect(buf.String()).To(Equal("message\n"))
+	})
+})

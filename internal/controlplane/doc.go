@@ -1,0 +1,21 @@
+// Package controlplane runs a real etcd and kube-apiserver on loopback through
+// controller-runtime's envtest, from the binaries that tools/controlplane pins. The
+// fv specs and `kubesync watch --local` start their clusters with it.
+//
+// A ControlPlane (see Start) owns the two processes and offers:
+//   - admin and per-user rest.Configs (Config, AddUser, AddUserWithRole), never
+//     rate-limited on the client side;
+//   - apiserver restarts on the same etcd and the same address (RestartAPIServer,
+//     StopAPIServer, StartAPIServer);
+//   - etcd compaction (Compact), which with WithWatchCache(false) makes a watch
+//     that restarts from an older revision fail with 410 Expired;
+//   - CRD install and removal that wait until the API is served or gone
+//     (InstallCRDs, DeleteCRD);
+//   - namespace deletion that does the namespace controller's job, since no
+//     controller manager runs (DeleteNamespace);
+//   - the apiserver's own Prometheus metrics (Metrics), to count the LIST and
+//     WATCH requests a client really made.
+//
+// The binaries come from AssetsDir: $KUBEBUILDER_ASSETS when set, otherwise the
+// pinned build of tools/controlplane/build.sh.
+package controlplane
