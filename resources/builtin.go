@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -63,7 +64,19 @@ var (
 		})
 )
 
-// Builtin returns the built-in types, in a stable order.
+// More built-in types, read as protobuf like the others but in no bundled set.
+var (
+	ConfigMaps = builtin(corev1.SchemeGroupVersion.WithResource("configmaps"), "ConfigMap", true,
+		func(cs kubernetes.Interface, ns string) typedClient[*corev1.ConfigMapList] {
+			return cs.CoreV1().ConfigMaps(ns)
+		})
+	RoleBindings = builtin(rbacv1.SchemeGroupVersion.WithResource("rolebindings"), "RoleBinding", true,
+		func(cs kubernetes.Interface, ns string) typedClient[*rbacv1.RoleBindingList] {
+			return cs.RbacV1().RoleBindings(ns)
+		})
+)
+
+// Builtin returns the built-in types of the dataplane set, in a stable order.
 func Builtin() []Type {
 	return []Type{Namespaces, Pods, Services, EndpointSlices, KubernetesNetworkPolicies, Nodes, ServiceAccounts}
 }
