@@ -1,0 +1,115 @@
+package fv
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/kubesync/kubesync/fv/harness"
+	"github.com/kubesync/kubesync/internal/controlplane"
+	"github.com/kubesync/kubesync/resources"
+	"github.com/kubesync/kubesync/syncer"
+)
+
+var _ = Describe("Expired revision on one type", Ordered, func() {
+	// Type a is cut off and expires; the others are types that no loopback client
+	// of the apiserver watches, so its metrics count this syncer alone.
+	a := resources.GlobalNetworkSets
+	others := []resources.Type{resources.NetworkSets, resources.HostEndpoints, resources.KubernetesNetworkPolicies}
+	types := append([]resources.Type{a}, others...)
+
+	var c *cluster
+	BeforeAll(func(ctx SpecContext) {
+		c = startCluster(controlplane.WithWatchCache(false))
+		c.namespace(ctx, "exp")
+		for _, t := range types {
+			c.create(ctx, t, "exp", seq("obj", 50)...)
+		}
+	})
+
+	for _, strategy := range []syncer.InitialList{syncer.Auto, syncer.WatchList, syncer.Paged} {
+		It("relists that type alone, after 410, and reports what it missed ("+strategy.String()+")", func(ctx SpecContext) {
+			p, err := harness.NewProxy(c.ControlPlane)
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(p.Close)
+			_, m, obs := run(p.Config(), types, syncer.WithInitialList(strategy))
+			inSync(m)
+			consistent(ctx, c.Config(), m, types)
+			Eventually(func() int { return p.OpenStreams(a.GVR.Group, a.GVR.Resource) }).Should(Equal(1))
+			before := requestsByType(ctx, c.ControlPlane, others)
+			deletedBefore := m.Count(a.Kind, syncer.KVDeleted)
+			watches := p.Requests(a.GVR.Group, a.GVR.Resource, "watch")
+
+			// Cut a off; while it is refused, a loses objects, the others change, and
+			// etcd is compacted past a's revision.
+			p.Refuse(a.GVR.Group, a.GVR.Resource)
+			Expect(p.Cut(a.GVR.Group, a.GVR.Resource)).To(Equal(1))
+			Eventually(func() int { return p.Requests(a.GVR.Group, a.GVR.Resource, "watch") }).Should(BeNumerically(">", watches+1),
+				"a retried while refused")
+			victims := []string{"obj-0001", "obj-0002", "obj-0003"}
+			c.remove(ctx, a, "", victims...)
+			c.create(ctx, resources.NetworkSets, "exp", "new-"+strategy.String())
+			c.touch(ctx, resources.HostEndpoints, "", "obj-0007")
+			_, err = c.Compact(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			p.Allow(a.GVR.Group, a.GVR.Resource)
+
+			Eventually(func() int { return obs.reasons(a.Name)["expired"] }).Should(BeNumerically(">=", 1))
+			Eventually(func() int { return m.Count(a.Kind, syncer.KVDeleted) - deletedBefore }).Should(Equal(len(victims)))
+			Eventually(func() bool {
+				_, ok := m.Revision(resources.NetworkSets.KeyFor("exp", "new-"+strategy.String()))
+				return ok
+			}).Should(BeTrue(), "the other types kept watching")
+			// Scraped before the consistency check, whose own lists would count.
+			untouched(before, requestsByType(ctx, c.ControlPlane, others), others)
+			consistent(ctx, c.Config(), m, types)
+			inSync(m)
+			for _, t := range others {
+				Expect(obs.reasons(t.Name)).To(Equal(map[string]int{"initial": 1}), "%s listed only once", t.Name)
+			}
+			c.create(ctx, a, "", victims...) // as the next strategy expects
+		})
+	}
+})
+
+var _ = Describe("apiserver restart with the watch cache on", Ordered, func() {
+	types := []resources.Type{resources.Namespaces, resources.Services, resources.GlobalNetworkPolicies, resources.NetworkSets}
+	var c *cluster
+	BeforeAll(func(ctx SpecContext) {
+		c = startCluster()
+		c.namespace(ctx, "rst")
+		for _, t := range types[1:] {
+			c.create(ctx, t, "rst", seq("obj", 100)...)
+		}
+	})
+
+	It("re-watches every type, relists those the new cache cannot serve, and ends equal to the server", func(ctx SpecContext) {
+		p, err := harness.NewProxy(c.ControlPlane)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(p.Close)
+		_, m, obs := run(p.Config(), types)
+		inSync(m)
+		watches := map[string]int{}
+		for _, t := range types {
+			watches[t.Name] = p.Requests(t.GVR.Group, t.GVR.Resource, "watch")
+		}
+
+		Expect(c.RestartAPIServer(ctx)).To(Succeed())
+		c.create(ctx, resources.Services, "rst", "after-restart")
+		c.remove(ctx, resources.NetworkSets, "rst", "obj-0001")
+
+		for _, t := range types {
+			Eventually(func() int { return p.Requests(t.GVR.Group, t.GVR.Resource, "watch") }).Should(BeNumerically(">", watches[t.Name]),
+				"%s re-watched", t.Name)
+		}
+		consistent(ctx, c.Config(), m, types)
+		inSync(m)
+		for _, t := range types {
+			r := obs.reasons(t.Name)
+			delete(r, "initial")
+			for reason := range r {
+				Expect(reason).To(BeElementOf("expired", "retry"), "%s relisted for %s", t.Name, reason)
+			}
+			GinkgoWriter.Printf("%s: relists after restart %v\n", t.Name, r)
+		}
+	})
+})
