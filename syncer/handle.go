@@ -30,6 +30,7 @@ func (s *Syncer) handle(ctx context.Context, ev event) {
 	case evInitDone:
 		s.finishList(ts, ev.rv)
 		ts.errCount, ts.backoff, ts.failing = 0, s.cfg.backoff, transient
+		ts.log.WithFields(logrus.Fields{"rv": ev.rv, "objects": ts.ledger.len()}).Info("Type in sync")
 	case evApply:
 		s.apply(ts, ev.objs[0])
 		s.progress(ts, ev.rv)
@@ -129,7 +130,6 @@ func (s *Syncer) finishList(ts *typeState, rv string) {
 	s.flushRelist(ts)
 	ts.listing, ts.synced, ts.everSynced = false, true, true
 	ts.needsResync, ts.lastRV = false, rv
-	ts.log.WithFields(logrus.Fields{"rv": rv, "objects": ts.ledger.len()}).Info("Type in sync")
 }
 
 // flushRelist delivers the held changes of a relist as one call.
