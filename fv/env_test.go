@@ -3,19 +3,18 @@ package fv
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/sirupsen/logrus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubesync/kubesync/fv/consistency"
 	"github.com/kubesync/kubesync/internal/controlplane"
+	"github.com/kubesync/kubesync/internal/samples"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 )
@@ -49,27 +48,9 @@ func (c *cluster) namespace(ctx context.Context, name string) string {
 	return name
 }
 
-// create makes objects of type t, sixteen at a time.
+// create makes objects of type t.
 func (c *cluster) create(ctx context.Context, t resources.Type, ns string, names ...string) {
-	var wg sync.WaitGroup
-	errs := make(chan error, len(names))
-	sem := make(chan struct{}, 16)
-	for _, n := range names {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			if _, err := c.resource(t, ns).Create(ctx, sample(t, ns, n), metav1.CreateOptions{}); err != nil {
-				errs <- fmt.Errorf("creating %s %s/%s: %w", t.Name, ns, n, err)
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		Expect(err).NotTo(HaveOccurred())
-	}
+	Expect(samples.Create(ctx, c.dyn, t, ns, names...)).To(Succeed())
 }
 
 // touch updates an object, giving it a new revision.
@@ -99,39 +80,6 @@ func (c *cluster) resource(t resources.Type, ns string) dynamic.ResourceInterfac
 	return c.dyn.Resource(t.GVR)
 }
 
-// sample is a minimal valid object of type t.
-func sample(t resources.Type, ns, name string) *unstructured.Unstructured {
-	gv := t.GVR.GroupVersion()
-	kind := t.Kind
-	if i := len(kind) - len(t.GVR.Group) - 1; t.GVR.Group != "" && i > 0 {
-		kind = kind[:i]
-	}
-	o := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{}}}
-	o.SetAPIVersion(gv.String())
-	o.SetKind(kind)
-	o.SetName(name)
-	if t.Namespaced {
-		o.SetNamespace(ns)
-	}
-	spec := o.Object["spec"].(map[string]any)
-	switch t.Name {
-	case resources.Namespaces.Name, resources.Nodes.Name, resources.ServiceAccounts.Name:
-		delete(o.Object, "spec")
-	case resources.Pods.Name:
-		spec["containers"] = []any{map[string]any{"name": "c", "image": "busybox"}}
-	case resources.Services.Name:
-		spec["clusterIP"] = "None" // headless: the loopback service range is small
-		spec["ports"] = []any{map[string]any{"port": int64(80)}}
-	case resources.EndpointSlices.Name:
-		delete(o.Object, "spec")
-		o.Object["addressType"] = "IPv4"
-		o.Object["endpoints"] = []any{}
-	case resources.KubernetesNetworkPolicies.Name:
-		spec["podSelector"] = map[string]any{}
-	}
-	return o
-}
-
 // run starts a syncer with a Mirror as its consumer, stopped when the spec ends.
 func run(cfg *rest.Config, types []resources.Type, opts ...syncer.Option) (*syncer.Syncer, *consistency.Mirror, *observer) {
 	m := consistency.NewMirror()
@@ -156,10 +104,4 @@ func consistent(ctx context.Context, cfg *rest.Config, m *consistency.Mirror, ty
 	Eventually(func() error { return consistency.Check(ctx, cfg, m, types) }).Should(Succeed())
 }
 
-func seq(prefix string, n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = fmt.Sprintf("%s-%04d", prefix, i)
-	}
-	return out
-}
+func seq(prefix string, n int) []string { return samples.Names(prefix, n) }

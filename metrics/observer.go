@@ -11,8 +11,9 @@ import (
 	"github.com/kubesync/kubesync/syncer"
 )
 
-// statuses are the values of the "status" label, in SyncStatus order.
-var statuses = [...]syncer.SyncStatus{syncer.WaitForDatastore, syncer.ResyncInProgress, syncer.InSync}
+// numStatuses is the number of SyncStatus values, WaitForDatastore to InSync: each
+// is a value of the "status" label.
+const numStatuses = int(syncer.InSync) + 1
 
 // Observer records a syncer's activity as Prometheus metrics. Build it with New and
 // hand it to syncer.WithObserver. Its methods only update in-memory metrics: they
@@ -39,7 +40,7 @@ type typeMetrics struct {
 	objects      prometheus.Gauge
 	restarts     prometheus.Counter
 	lastEvent    prometheus.Gauge
-	status       [len(statuses)]prometheus.Gauge
+	status       [numStatuses]prometheus.Gauge
 	convFailures prometheus.Counter
 
 	current syncer.SyncStatus
@@ -104,8 +105,8 @@ func (o *Observer) of(name string) *typeMetrics {
 		lastEvent:    o.lastEvent.WithLabelValues(name),
 		convFailures: o.convFailures.WithLabelValues(name),
 	}
-	for i, st := range statuses {
-		tm.status[i] = o.status.WithLabelValues(name, st.String())
+	for i := range numStatuses {
+		tm.status[i] = o.status.WithLabelValues(name, syncer.SyncStatus(i).String())
 	}
 	o.types[name] = tm
 	return tm
@@ -150,12 +151,12 @@ func (o *Observer) TypeStatus(typeName string, status syncer.SyncStatus) {
 		return
 	}
 	tm.current, tm.known = status, true
-	for i, st := range statuses {
+	for i, g := range tm.status {
 		v := 0.0
-		if st == status {
+		if syncer.SyncStatus(i) == status {
 			v = 1
 		}
-		tm.status[i].Set(v)
+		g.Set(v)
 	}
 }
 

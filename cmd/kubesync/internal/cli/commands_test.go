@@ -1,6 +1,9 @@
 package cli_test
 
 import (
+	"context"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +11,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubesync/kubesync/cmd/kubesync/internal/cli"
@@ -143,9 +148,14 @@ var _ = Describe("runtime errors", func() {
 			"dial tcp 127.0.0.1:1: connect: connection refused\n"))
 	})
 
-	It("report that a local control plane is unavailable", func() {
-		code, _, errOut := run("watch", "services", "--local")
+	It("report a local control plane that does not start", func() {
+		fail := func(context.Context, []*apiextensionsv1.CustomResourceDefinition, io.Writer) (*rest.Config, func() error, error) {
+			return nil, nil, errors.New("local control plane: no kube-apiserver binary")
+		}
+		var out, errOut buffer
+		code := cli.Run(GinkgoT().Context(), []string{"watch", "services", "--local"},
+			cli.Streams{Out: &out, Err: &errOut}, cli.WithLocalStarter(fail))
 		Expect(code).To(Equal(cli.ExitRuntime))
-		Expect(errOut).To(HaveSuffix("kubesync: local control plane unavailable\n"))
+		Expect(errOut.String()).To(HaveSuffix("\nkubesync: local control plane: no kube-apiserver binary\n"))
 	})
 })

@@ -2,11 +2,13 @@ package cli
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"io"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/client-go/rest"
+
+	"github.com/kubesync/kubesync/internal/controlplane"
 )
 
 // localStarter starts a local control plane (etcd and kube-apiserver on
@@ -15,11 +17,12 @@ import (
 type localStarter func(ctx context.Context, crds []*apiextensionsv1.CustomResourceDefinition,
 	out io.Writer) (*rest.Config, func() error, error)
 
-// errLocalUnavailable is what --local answers while this build has no local
-// control plane.
-var errLocalUnavailable = errors.New("local control plane unavailable")
-
-// startLocal is the local control plane of this build.
-func startLocal(context.Context, []*apiextensionsv1.CustomResourceDefinition, io.Writer) (*rest.Config, func() error, error) {
-	return nil, nil, errLocalUnavailable
+// startLocal starts the pinned etcd and kube-apiserver of internal/controlplane.
+func startLocal(ctx context.Context, crds []*apiextensionsv1.CustomResourceDefinition,
+	out io.Writer) (*rest.Config, func() error, error) {
+	cp, err := controlplane.Start(ctx, controlplane.WithCRDs(crds...), controlplane.WithOutput(out))
+	if err != nil {
+		return nil, nil, fmt.Errorf("local control plane: %w", err)
+	}
+	return cp.Config(), cp.Stop, nil
 }

@@ -30,6 +30,9 @@ func runWatch(ctx context.Context, e *env, p watchPlan) error {
 
 	restCfg, stopLocal, err := p.restConfig(ctx, e, console)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // interrupted while starting a local control plane
+		}
 		return err
 	}
 	if stopLocal != nil {
@@ -70,9 +73,16 @@ func runWatch(ctx context.Context, e *env, p watchPlan) error {
 	defer s.Stop()
 	defer showProgress(console, tracker, cb.inSync)()
 
+	return wait(ctx, p.connectTimeout, restCfg.Host, out, tracker, lastErr)
+}
+
+// wait returns nil when ctx ends, or an error when the output fails or when no
+// type had an answer from the apiserver within connectTimeout.
+func wait(ctx context.Context, connectTimeout time.Duration, host string, out *output.Guarded,
+	tracker *progress.Tracker, lastErr *lastError) error {
 	var connect <-chan time.Time
-	if p.connectTimeout > 0 {
-		t := time.NewTimer(p.connectTimeout)
+	if connectTimeout > 0 {
+		t := time.NewTimer(connectTimeout)
 		defer t.Stop()
 		connect = t.C
 	}
@@ -83,18 +93,20 @@ func runWatch(ctx context.Context, e *env, p watchPlan) error {
 		case <-out.Failed():
 			return fmt.Errorf("writing output: %w", out.Err())
 		case <-connect:
-			if !tracker.Contacted() {
-				msg := fmt.Sprintf("no answer from the apiserver at %s within %s", restCfg.Host, p.connectTimeout)
-				if err := lastErr.Err(); err != nil {
-					var urlErr *url.Error
-					if errors.As(err, &urlErr) {
-						err = urlErr.Err // the cause, without the long request URL
-					}
-					return fmt.Errorf("%s: %w", msg, err)
-				}
+			if tracker.Contacted() {
+				connect = nil
+				continue
+			}
+			msg := fmt.Sprintf("no answer from the apiserver at %s within %s", host, connectTimeout)
+			err := lastErr.Err()
+			if err == nil {
 				return errors.New(msg)
 			}
-			connect = nil
+			var urlErr *url.Error
+			if errors.As(err, &urlErr) {
+				err = urlErr.Err // the cause, without the long request URL
+			}
+			return fmt.Errorf("%s: %w", msg, err)
 		}
 	}
 }
@@ -112,11 +124,12 @@ func (p watchPlan) restConfig(ctx context.Context, e *env, console *progress.Con
 			crds = append(crds, crd)
 		}
 	}
-	console.Printf("kubesync: starting a local control plane")
+	console.Printf("kubesync: starting a local etcd and kube-apiserver with %d CRDs", len(crds))
 	cfg, stop, err := e.startLocal(ctx, crds, io.Discard)
 	if err != nil {
 		return nil, nil, err
 	}
+	console.Printf("kubesync: local control plane at %s", cfg.Host)
 	return cfg, stop, nil
 }
 

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -11,6 +12,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gstruct"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/client-go/rest"
 
 	"github.com/kubesync/kubesync/cmd/kubesync/internal/cli"
 	"github.com/kubesync/kubesync/cmd/kubesync/internal/output"
@@ -161,6 +164,25 @@ var _ = Describe("kubesync watch", func() {
 			Expect(len([]rune(l))).To(BeNumerically("<", 70), "cut to the terminal's width")
 		}
 		Expect(r.stop()).To(Equal(cli.ExitOK))
+	})
+
+	It("watches a local control plane with --local, installing the set's CRDs", func() {
+		var (
+			gotCRDs []string
+			stopped = make(chan struct{})
+		)
+		local := func(_ context.Context, crds []*apiextensionsv1.CustomResourceDefinition, _ io.Writer) (*rest.Config, func() error, error) {
+			for _, c := range crds {
+				gotCRDs = append(gotCRDs, c.Name)
+			}
+			return &rest.Config{Host: api.srv.URL}, func() error { close(stopped); return nil }, nil
+		}
+		r := start([]string{"watch", "routing", "--local", "--types", "nodes,bgppeers"}, cli.WithLocalStarter(local))
+		Eventually(func() []string { return statusOf(r.records()) }).Should(ContainElement("InSync"))
+		Expect(gotCRDs).To(Equal([]string{"bgppeers.crd.projectcalico.org"}))
+		Expect(r.err.String()).To(ContainSubstring("kubesync: local control plane at " + api.srv.URL + "\n"))
+		Expect(r.stop()).To(Equal(cli.ExitOK))
+		Expect(stopped).To(BeClosed())
 	})
 
 	It("serves metrics with --metrics-addr", func() {

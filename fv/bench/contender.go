@@ -1,0 +1,501 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
+
+	"github.com/kubesync/kubesync/resources"
+	"github.com/kubesync/kubesync/snapshot"
+	"github.com/kubesync/kubesync/syncer"
+)
+
+// The contenders, in the order each run starts them.
+const (
+	KubesyncNoStore = "kubesync-nostore" // (a)
+	KubesyncPaged   = "kubesync-paged"   // (a-paged)
+	KubesyncStore   = "kubesync-store"   // (b)
+	Informer        = "informer"         // (c)
+	InformerStrip   = "informer-strip"   // (d)
+	PagedList       = "paged-list"       // (e)
+	Baseline        = "baseline"         // (f)
+)
+
+// Contenders lists every contender, in run order.
+var Contenders = []string{KubesyncNoStore, KubesyncPaged, KubesyncStore, Informer, InformerStrip, PagedList, Baseline}
+
+var contenderLabels = map[string]string{
+	KubesyncNoStore: "(a) kubesync, no store",
+	KubesyncPaged:   "(a-paged) kubesync, no store, paged",
+	KubesyncStore:   "(b) kubesync + snapshot.Store",
+	Informer:        "(c) client-go informer",
+	InformerStrip:   "(d) informer, managed fields stripped",
+	PagedList:       "(e) paged list, pages dropped",
+	Baseline:        "(f) clientset only (baseline)",
+}
+
+// pageSize is the page size of every paged list in the benchmark.
+const pageSize = 500
+
+const (
+	syncTimeout   = 15 * time.Minute
+	relistTimeout = 10 * time.Minute
+)
+
+// contender is one way of syncing a resource type, run in its own process.
+type contender interface {
+	// sync starts syncing and returns once in sync, with the object count.
+	sync(ctx context.Context) (int, error)
+	// arm starts watching for expected objects marked with token.
+	arm(token string, expected int)
+	// relisted waits until the armed relist is complete (the apiserver is ready
+	// again at readyAt) and returns when that happened and what was seen.
+	relisted(ctx context.Context, readyAt time.Time) (doneAt time.Time, changed int, sawRelist bool, err error)
+	stop()
+}
+
+// RunContender is the body of a contender process: it syncs resource with kind's
+// method against the cluster of kubeconfig, reports on out, then obeys the
+// commands of in (see Command) until "exit" or EOF.
+func RunContender(ctx context.Context, kind, resource, kubeconfig string, in io.Reader, out io.Writer) error {
+	w := newLineWriter(out)
+	err := runContender(ctx, kind, resource, kubeconfig, in, w)
+	if err != nil {
+		_ = w.write(Message{Type: "error", Error: err.Error()})
+	}
+	return err
+}
+
+func runContender(ctx context.Context, kind, resource, kubeconfig string, in io.Reader, w *lineWriter) error {
+	wl, err := workloadByName(resource)
+	if err != nil {
+		return err
+	}
+	cfg, err := LoadKubeconfig(kubeconfig)
+	if err != nil {
+		return err
+	}
+	c, err := newContender(kind, wl, cfg)
+	if err != nil {
+		return err
+	}
+	defer c.stop()
+
+	syncCtx, cancel := context.WithTimeout(ctx, syncTimeout)
+	start := time.Now()
+	n, err := c.sync(syncCtx)
+	took := time.Since(start)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("%s: initial sync: %w", kind, err)
+	}
+	mem, err := ReadMemory()
+	if err != nil {
+		return err
+	}
+	if err := w.write(Message{Type: "synced", Objects: n, SyncSeconds: took.Seconds(), Memory: mem, GOGC: gcPercent()}); err != nil {
+		return err
+	}
+
+	errs := make(chan error, 1)
+	cmds := readLines[Command](in, errs)
+	for {
+		var cmd Command
+		var ok bool
+		select {
+		case cmd, ok = <-cmds:
+		case err := <-errs:
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if !ok {
+			return nil // the orchestrator is gone
+		}
+		switch cmd.Type {
+		case "exit":
+			return nil
+		case "relist":
+			if err := ResetPeakRSS(); err != nil {
+				return fmt.Errorf("resetting the peak RSS: %w", err)
+			}
+			c.arm(cmd.Token, cmd.Expected)
+			if err := w.write(Message{Type: "armed"}); err != nil {
+				return err
+			}
+		case "ready":
+			readyAt := time.Unix(0, cmd.ReadyAt)
+			rctx, cancel := context.WithTimeout(ctx, relistTimeout)
+			doneAt, changed, saw, err := c.relisted(rctx, readyAt)
+			cancel()
+			if err != nil {
+				return fmt.Errorf("%s: relist: %w", kind, err)
+			}
+			mem, err := ReadMemory()
+			if err != nil {
+				return err
+			}
+			if err := w.write(Message{Type: "relisted", RelistSeconds: doneAt.Sub(readyAt).Seconds(),
+				RelistPeakRSS: mem.PeakRSS, Memory: mem, Changed: changed, Relisted: saw}); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("unknown command %q", cmd.Type)
+		}
+	}
+}
+
+func newContender(kind string, wl *workload, cfg *rest.Config) (contender, error) {
+	switch kind {
+	case KubesyncNoStore, KubesyncPaged, KubesyncStore:
+		return newKubesync(kind, wl, cfg)
+	case Informer, InformerStrip:
+		return newInformer(kind == InformerStrip, wl, cfg)
+	case PagedList:
+		cs, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			return nil, err
+		}
+		return &pagedList{wl: wl, cs: cs}, nil
+	case Baseline:
+		cs, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			return nil, err
+		}
+		return &baseline{cs: cs}, nil
+	}
+	return nil, fmt.Errorf("unknown contender %q", kind)
+}
+
+// LoadKubeconfig reads a kubeconfig and turns client-side rate limiting off, as
+// the control plane's own Config does.
+func LoadKubeconfig(path string) (*rest.Config, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", path)
+	if err != nil {
+		return nil, fmt.Errorf("loading kubeconfig %s: %w", path, err)
+	}
+	cfg.QPS, cfg.Burst, cfg.RateLimiter = -1, 0, nil
+	return cfg, nil
+}
+
+// tracker follows the relist window: which marked objects were seen, and whether
+// the contender is in sync.
+type tracker struct {
+	armed atomic.Bool
+
+	mu         sync.Mutex
+	token      string
+	expected   int
+	seen       map[string]struct{}
+	needInSync bool // the contender's own status must be InSync too
+	inSync     bool
+	leftInSync bool
+	watchErrs  int
+	done       chan struct{}
+	doneAt     time.Time
+}
+
+func newTracker(needInSync bool) *tracker {
+	return &tracker{needInSync: needInSync, done: make(chan struct{})}
+}
+
+func (t *tracker) arm(token string, expected int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.token, t.expected = token, expected
+	t.seen = map[string]struct{}{}
+	t.leftInSync, t.watchErrs = false, 0
+	t.done, t.doneAt = make(chan struct{}), time.Time{}
+	t.armed.Store(true)
+	t.checkLocked()
+}
+
+// observe records an added or updated object.
+func (t *tracker) observe(obj any) {
+	if !t.armed.Load() {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if key, ok := marked(obj, t.token); ok {
+		t.seen[key] = struct{}{}
+		t.checkLocked()
+	}
+}
+
+func (t *tracker) status(inSync bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.inSync && !inSync && t.armed.Load() {
+		t.leftInSync = true
+	}
+	t.inSync = inSync
+	t.checkLocked()
+}
+
+func (t *tracker) watchError() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.watchErrs++
+}
+
+func (t *tracker) checkLocked() {
+	if !t.armed.Load() || len(t.seen) < t.expected || (t.needInSync && !t.inSync) {
+		return
+	}
+	t.armed.Store(false)
+	t.doneAt = time.Now()
+	close(t.done)
+}
+
+func (t *tracker) wait(ctx context.Context) (time.Time, int, error) {
+	t.mu.Lock()
+	done := t.done
+	t.mu.Unlock()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		return time.Time{}, len(t.seen), fmt.Errorf("%w: saw %d of %d changed objects (in sync: %v)",
+			ctx.Err(), len(t.seen), t.expected, t.inSync)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.doneAt, len(t.seen), nil
+}
+
+// kubesync is contenders (a), (a-paged) and (b).
+type kubesync struct {
+	s      *syncer.Syncer
+	cb     *kubesyncCallbacks
+	cancel context.CancelFunc
+}
+
+type kubesyncCallbacks struct {
+	store   *snapshot.Store // nil: count only
+	kind    string
+	objects int
+	synced  chan struct{}
+	once    sync.Once
+	tr      *tracker
+}
+
+func (k *kubesyncCallbacks) OnStatusUpdated(st syncer.SyncStatus) {
+	if k.store != nil {
+		k.store.OnStatusUpdated(st)
+	}
+	k.tr.status(st == syncer.InSync)
+	if st == syncer.InSync {
+		k.once.Do(func() { close(k.synced) })
+	}
+}
+
+func (k *kubesyncCallbacks) OnUpdates(ups []syncer.Update) {
+	if k.store != nil {
+		k.store.OnUpdates(ups)
+	}
+	for i := range ups {
+		switch ups[i].UpdateType {
+		case syncer.KVNew:
+			k.objects++
+		case syncer.KVDeleted:
+			k.objects--
+		}
+	}
+	if k.tr.armed.Load() {
+		for i := range ups {
+			if ups[i].Value != nil {
+				k.tr.observe(ups[i].Value)
+			}
+		}
+	}
+}
+
+func newKubesync(kind string, wl *workload, cfg *rest.Config) (*kubesync, error) {
+	cb := &kubesyncCallbacks{kind: wl.typ.Kind, synced: make(chan struct{}), tr: newTracker(true)}
+	var opts []syncer.Option
+	switch kind {
+	case KubesyncStore:
+		cb.store = snapshot.NewStore()
+	case KubesyncPaged:
+		opts = append(opts, syncer.WithInitialList(syncer.Paged))
+	}
+	opts = append(opts, syncer.WithPageSize(pageSize))
+	s, err := syncer.New(cfg, []resources.Type{wl.typ}, cb, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &kubesync{s: s, cb: cb}, nil
+}
+
+func (k *kubesync) sync(ctx context.Context) (int, error) {
+	runCtx, cancel := context.WithCancel(context.Background())
+	k.cancel = cancel
+	k.s.Start(runCtx)
+	select {
+	case <-k.cb.synced:
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+	if k.cb.store != nil {
+		return k.cb.store.Len(k.cb.kind), nil
+	}
+	return k.cb.objects, nil // written by the callback goroutine before InSync
+}
+
+func (k *kubesync) arm(token string, expected int) { k.cb.tr.arm(token, expected) }
+
+func (k *kubesync) relisted(ctx context.Context, _ time.Time) (time.Time, int, bool, error) {
+	at, n, err := k.cb.tr.wait(ctx)
+	k.cb.tr.mu.Lock()
+	saw := k.cb.tr.leftInSync
+	k.cb.tr.mu.Unlock()
+	return at, n, saw, err
+}
+
+func (k *kubesync) stop() {
+	k.s.Stop()
+	if k.cancel != nil {
+		k.cancel()
+	}
+}
+
+// informer is contenders (c) and (d): a SharedInformer from the informer factory,
+// with its defaults, and an event handler that counts.
+type informer struct {
+	factory informers.SharedInformerFactory
+	inf     cache.SharedIndexInformer
+	reg     cache.ResourceEventHandlerRegistration
+	added   atomic.Int64
+	tr      *tracker
+	stopCh  chan struct{}
+}
+
+func newInformer(strip bool, wl *workload, cfg *rest.Config) (*informer, error) {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	i := &informer{tr: newTracker(false), stopCh: make(chan struct{})}
+	i.factory = informers.NewSharedInformerFactory(cs, 0)
+	i.inf = wl.informer(i.factory)
+	if strip {
+		if err := i.inf.SetTransform(crcache.TransformStripManagedFields()); err != nil {
+			return nil, err
+		}
+	}
+	if err := i.inf.SetWatchErrorHandler(func(_ *cache.Reflector, err error) {
+		if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
+			i.tr.watchError()
+		}
+		if !errors.Is(err, io.EOF) {
+			fmt.Fprintf(os.Stderr, "informer: watch error: %v\n", err)
+		}
+	}); err != nil {
+		return nil, err
+	}
+	i.reg, err = i.inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { i.added.Add(1); i.tr.observe(obj) },
+		UpdateFunc: func(_, obj any) { i.tr.observe(obj) },
+		DeleteFunc: func(any) { i.added.Add(-1) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	return i, nil
+}
+
+func (i *informer) sync(ctx context.Context) (int, error) {
+	i.factory.Start(i.stopCh)
+	select {
+	case <-i.reg.HasSyncedChecker().Done():
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+	return int(i.added.Load()), nil
+}
+
+func (i *informer) arm(token string, expected int) { i.tr.arm(token, expected) }
+
+func (i *informer) relisted(ctx context.Context, _ time.Time) (time.Time, int, bool, error) {
+	at, n, err := i.tr.wait(ctx)
+	i.tr.mu.Lock()
+	saw := i.tr.watchErrs > 0
+	i.tr.mu.Unlock()
+	return at, n, saw, err
+}
+
+func (i *informer) stop() {
+	close(i.stopCh)
+	i.factory.Shutdown()
+}
+
+// pagedList is contender (e): a paged list that decodes each page and drops it.
+// Its relist is the same list again, once the apiserver is back.
+type pagedList struct {
+	wl       *workload
+	cs       kubernetes.Interface
+	token    string
+	expected int
+}
+
+func (p *pagedList) list(ctx context.Context, token string) (n, marked int, err error) {
+	opts := metav1.ListOptions{Limit: pageSize}
+	for {
+		k, m, cont, err := p.wl.listPage(ctx, p.cs, opts, token)
+		if err != nil {
+			return n, marked, err
+		}
+		n, marked = n+k, marked+m
+		if cont == "" {
+			return n, marked, nil
+		}
+		opts.Continue = cont
+	}
+}
+
+func (p *pagedList) sync(ctx context.Context) (int, error) {
+	n, _, err := p.list(ctx, "")
+	return n, err
+}
+
+func (p *pagedList) arm(token string, expected int) { p.token, p.expected = token, expected }
+
+func (p *pagedList) relisted(ctx context.Context, _ time.Time) (time.Time, int, bool, error) {
+	_, marked, err := p.list(ctx, p.token)
+	if err != nil {
+		return time.Time{}, marked, true, err
+	}
+	if marked < p.expected {
+		return time.Time{}, marked, true, fmt.Errorf("the list held %d of %d changed objects", marked, p.expected)
+	}
+	return time.Now(), marked, true, nil
+}
+
+func (p *pagedList) stop() {}
+
+// baseline is contender (f): it only builds a clientset.
+type baseline struct{ cs kubernetes.Interface }
+
+func (b *baseline) sync(context.Context) (int, error) { return 0, nil }
+func (b *baseline) arm(string, int)                   {}
+func (b *baseline) relisted(context.Context, time.Time) (time.Time, int, bool, error) {
+	return time.Now(), 0, false, nil
+}
+func (b *baseline) stop() { runtime.KeepAlive(b.cs) }

@@ -1,0 +1,11 @@
+// Package bench measures kubesync against client-go informers on one real control
+// plane (etcd + kube-apiserver from internal/controlplane), each contender in its
+// own process: peak RSS, Go heap after GC, time to InSync, and the peak RSS of a
+// relist forced by an apiserver restart.
+//
+// The orchestrator (Run) starts the control plane, loads the workloads, then starts
+// the benchmark binary again once per contender and run (RunContender), one at a
+// time, interleaved. The two talk over the contender's stdin and stdout, one JSON
+// object a line (see Message and Command). `make bench` runs it; `make test` only
+// runs the unit tests of the report code.
+package bench

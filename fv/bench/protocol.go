@@ -1,0 +1,81 @@
+package bench
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// Message is what a contender writes on its stdout, one JSON object a line.
+type Message struct {
+	// Type is "synced", "armed", "relisted" or "error".
+	Type string `json:"type"`
+
+	// synced
+	Objects     int     `json:"objects,omitempty"`
+	SyncSeconds float64 `json:"sync_seconds,omitempty"`
+	Memory      Memory  `json:"memory"`
+	GOGC        int     `json:"gogc,omitempty"`
+
+	// relisted
+	RelistSeconds float64 `json:"relist_seconds,omitempty"`
+	RelistPeakRSS uint64  `json:"relist_peak_rss,omitempty"`
+	Changed       int     `json:"changed,omitempty"`
+	// Relisted says the contender saw a relist happen (kubesync: its status left
+	// InSync; informers: a watch error; paged list: always).
+	Relisted bool `json:"relisted,omitempty"`
+
+	Error string `json:"error,omitempty"`
+}
+
+// Command is what the orchestrator writes on a contender's stdin.
+type Command struct {
+	// Type is "relist" (reset the peak RSS and watch for Expected objects that
+	// carry MarkAnnotation=Token), "ready" (the apiserver is back since ReadyAt,
+	// Unix nanoseconds) or "exit".
+	Type     string `json:"type"`
+	Token    string `json:"token,omitempty"`
+	Expected int    `json:"expected,omitempty"`
+	ReadyAt  int64  `json:"ready_at,omitempty"`
+}
+
+// lineWriter writes JSON lines, safe for concurrent use.
+type lineWriter struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+}
+
+func newLineWriter(w io.Writer) *lineWriter { return &lineWriter{enc: json.NewEncoder(w)} }
+
+func (l *lineWriter) write(v any) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.enc.Encode(v)
+}
+
+// readLines decodes JSON lines from r into a channel of T, closed at EOF or on the
+// first malformed line (reported on errs).
+func readLines[T any](r io.Reader, errs chan<- error) <-chan T {
+	out := make(chan T)
+	go func() {
+		defer close(out)
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			var v T
+			if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+				if errs != nil {
+					errs <- fmt.Errorf("malformed line %q: %w", sc.Text(), err)
+				}
+				return
+			}
+			out <- v
+		}
+		if err := sc.Err(); err != nil && errs != nil {
+			errs <- err
+		}
+	}()
+	return out
+}

@@ -1,0 +1,188 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubesync/kubesync/resources"
+)
+
+// MarkAnnotation is the annotation the orchestrator sets, directly in etcd, on the
+// objects it changes before a forced relist; its value is the window's token.
+const MarkAnnotation = "bench.kubesync.io/relist"
+
+// workload is one benchmarked resource type and how to make, list and watch it.
+type workload struct {
+	name     string // the -resource value: "rolebindings", "configmaps"
+	kind     string
+	typ      resources.Type // the kubesync type (typed, protobuf)
+	gvk      schema.GroupVersionKind
+	nsPrefix string // namespaces bench-<x>-NNN hold the objects
+	perNS    int    // objects per namespace
+	// etcdPrefix is the apiserver's etcd key prefix of the resource.
+	etcdPrefix string
+
+	newObject func(ns, name string, i, size int) runtime.Object
+	create    func(ctx context.Context, cs kubernetes.Interface, obj runtime.Object) error
+	// listPage lists one page and returns how many items it held, how many of
+	// them carry MarkAnnotation=token, and the continue token.
+	listPage func(ctx context.Context, cs kubernetes.Interface, opts metav1.ListOptions, token string) (n, marked int, cont string, err error)
+	informer func(f informers.SharedInformerFactory) cache.SharedIndexInformer
+}
+
+var workloads = map[string]*workload{
+	"rolebindings": {
+		name:       "rolebindings",
+		kind:       "RoleBinding",
+		typ:        resources.RoleBindings,
+		gvk:        rbacv1.SchemeGroupVersion.WithKind("RoleBinding"),
+		nsPrefix:   "bench-rb-",
+		perNS:      1000,
+		etcdPrefix: "/registry/rolebindings/",
+		newObject:  newRoleBinding,
+		create: func(ctx context.Context, cs kubernetes.Interface, obj runtime.Object) error {
+			rb := obj.(*rbacv1.RoleBinding)
+			_, err := cs.RbacV1().RoleBindings(rb.Namespace).Create(ctx, rb, metav1.CreateOptions{})
+			return err
+		},
+		listPage: func(ctx context.Context, cs kubernetes.Interface, opts metav1.ListOptions, token string) (int, int, string, error) {
+			l, err := cs.RbacV1().RoleBindings("").List(ctx, opts)
+			if err != nil {
+				return 0, 0, "", err
+			}
+			marked := 0
+			for i := range l.Items {
+				if token != "" && l.Items[i].Annotations[MarkAnnotation] == token {
+					marked++
+				}
+			}
+			return len(l.Items), marked, l.Continue, nil
+		},
+		informer: func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
+			return f.Rbac().V1().RoleBindings().Informer()
+		},
+	},
+	"configmaps": {
+		name:       "configmaps",
+		kind:       "ConfigMap",
+		typ:        resources.ConfigMaps,
+		gvk:        corev1.SchemeGroupVersion.WithKind("ConfigMap"),
+		nsPrefix:   "bench-cm-",
+		perNS:      1000,
+		etcdPrefix: "/registry/configmaps/",
+		newObject:  newConfigMap,
+		create: func(ctx context.Context, cs kubernetes.Interface, obj runtime.Object) error {
+			cm := obj.(*corev1.ConfigMap)
+			_, err := cs.CoreV1().ConfigMaps(cm.Namespace).Create(ctx, cm, metav1.CreateOptions{})
+			return err
+		},
+		listPage: func(ctx context.Context, cs kubernetes.Interface, opts metav1.ListOptions, token string) (int, int, string, error) {
+			l, err := cs.CoreV1().ConfigMaps("").List(ctx, opts)
+			if err != nil {
+				return 0, 0, "", err
+			}
+			marked := 0
+			for i := range l.Items {
+				if token != "" && l.Items[i].Annotations[MarkAnnotation] == token {
+					marked++
+				}
+			}
+			return len(l.Items), marked, l.Continue, nil
+		},
+		informer: func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
+			return f.Core().V1().ConfigMaps().Informer()
+		},
+	},
+}
+
+// workloadOrder is the order workloads are run and reported in.
+var workloadOrder = []string{"rolebindings", "configmaps"}
+
+func workloadByName(name string) (*workload, error) {
+	w, ok := workloads[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown resource %q (want rolebindings or configmaps)", name)
+	}
+	return w, nil
+}
+
+// placement returns the namespace and name of the i-th object.
+func (w *workload) placement(i int) (ns, name string) {
+	return fmt.Sprintf("%s%03d", w.nsPrefix, i/w.perNS), fmt.Sprintf("%s-%06d", strings.ToLower(w.kind), i)
+}
+
+// namespaces returns the namespaces that n objects occupy.
+func (w *workload) namespaces(n int) []string {
+	var out []string
+	for i := 0; i < n; i += w.perNS {
+		ns, _ := w.placement(i)
+		out = append(out, ns)
+	}
+	return out
+}
+
+func benchLabels(i int) map[string]string {
+	return map[string]string{
+		"app.kubernetes.io/name":      "kubesync-bench",
+		"app.kubernetes.io/instance":  fmt.Sprintf("instance-%d", i%97),
+		"app.kubernetes.io/component": [...]string{"api", "worker", "db", "cache"}[i%4],
+	}
+}
+
+// newRoleBinding makes a RoleBinding of the usual shape: a ClusterRole and three
+// subjects (a user, a group, a service account).
+func newRoleBinding(ns, name string, i, _ int) runtime.Object {
+	return &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: benchLabels(i)},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: [...]string{"view", "edit", "admin"}[i%3]},
+		Subjects: []rbacv1.Subject{
+			{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: fmt.Sprintf("user-%d@example.com", i)},
+			{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: fmt.Sprintf("team-%d", i%50)},
+			{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: fmt.Sprintf("sa-%d", i%20)},
+		},
+	}
+}
+
+const payloadAlphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/"
+
+// newConfigMap makes a ConfigMap whose data is size bytes of pseudo-random text
+// (so that no two share it), in two keys.
+func newConfigMap(ns, name string, i, size int) runtime.Object {
+	r := rand.New(rand.NewPCG(uint64(i), 0x6b75626573796e63))
+	b := make([]byte, size)
+	for j := range b {
+		b[j] = payloadAlphabet[r.IntN(len(payloadAlphabet))]
+	}
+	half := size / 2
+	return &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: benchLabels(i)},
+		Data:       map[string]string{"config.yaml": string(b[:half]), "extra.txt": string(b[half:])},
+	}
+}
+
+// marked reports whether obj carries MarkAnnotation=token, and its key.
+func marked(obj any, token string) (key string, ok bool) {
+	if d, isTomb := obj.(cache.DeletedFinalStateUnknown); isTomb {
+		obj = d.Obj
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return "", false
+	}
+	if m.GetAnnotations()[MarkAnnotation] != token {
+		return "", false
+	}
+	return m.GetNamespace() + "/" + m.GetName(), true
+}
