@@ -40,4 +40,4 @@ bench: controlplane
 	KUBEBUILDER_ASSETS=$(ASSETS) $(GO) run ./fv/bench/cmd/benchmark -out BENCHMARKS.md
 
 run: controlplane
-	KUBEBUILDER_ASSETS=$(ASSETS) $(GO) run ./cmd/kubesync watch $(SET) --local
+	KUBEBUILDER_ASSETS=$(ASSETS) $(GO) run ./cmd/kubesync watch $(SET) --local -o table

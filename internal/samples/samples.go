@@ -89,3 +89,24 @@ func Names(prefix string, n int) []string {
 	}
 	return out
 }
+
+// DemoNamespace holds the sample objects of LoadDemo.
+const DemoNamespace = "demo"
+
+// LoadDemo creates the namespace DemoNamespace and perType objects of each of
+// types in it (or cluster-wide for cluster-scoped types): sample data for a local
+// control plane.
+func LoadDemo(ctx context.Context, dyn dynamic.Interface, types []resources.Type, perType int) error {
+	if err := Create(ctx, dyn, resources.Namespaces, "", DemoNamespace); err != nil {
+		return err
+	}
+	for _, t := range types {
+		if t.Name == resources.Namespaces.Name {
+			continue
+		}
+		if err := Create(ctx, dyn, t, DemoNamespace, Names("sample", perType)...); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,444 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/kubesync/kubesync/internal/controlplane"
+)
+
+// Options configure a benchmark run.
+type Options struct {
+	RoleBindings   int // objects of the RoleBinding workload; 0 skips it
+	ConfigMaps     int // objects of the ConfigMap workload; 0 skips it
+	ConfigMapBytes int // data bytes per ConfigMap
+	Runs           int // runs of each contender per workload
+	Workers        int // concurrent creates while loading
+	// ChangeFraction of each workload's objects is changed before each relist.
+	ChangeFraction float64
+	Contenders     []string
+	// Exe is the benchmark binary, started as `Exe contender ...` for each run.
+	Exe string
+	// LogDir keeps the control plane's and the contenders' logs.
+	LogDir string
+	// Command is the command line to print in the report.
+	Command string
+	Log     io.Writer
+}
+
+// Run is one run of each contender per workload and run, on one control plane.
+type RunResult struct {
+	Workload  string
+	Contender string
+	Run       int
+	Objects   int
+	Sync      Message
+	Relist    *Message // nil for the baseline
+}
+
+// Run starts the control plane, loads it and runs the contenders. It returns the
+// report.
+func Run(ctx context.Context, o Options) (*Report, error) {
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(o.Log, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
+	}
+	rep := &Report{Options: o, Machine: ReadMachine(), Started: time.Now()}
+
+	cpLog, err := os.Create(filepath.Join(o.LogDir, "controlplane.log"))
+	if err != nil {
+		return nil, err
+	}
+	defer cpLog.Close()
+	logf("starting the control plane (logs in %s)", o.LogDir)
+	cp, err := controlplane.Start(ctx, controlplane.WithOutput(cpLog))
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err := cp.Stop(); err != nil {
+			logf("stopping the control plane: %v", err)
+		}
+	}()
+	cfg := cp.Config()
+	kubeconfig := filepath.Join(o.LogDir, "kubeconfig")
+	if err := writeKubeconfig(cfg, kubeconfig); err != nil {
+		return nil, err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if v, err := cs.Discovery().ServerVersion(); err == nil {
+		rep.ServerVersion = v.GitVersion
+	}
+	etcd, err := clientv3.New(clientv3.Config{Endpoints: []string{cp.EtcdURL().String()}, DialTimeout: 10 * time.Second})
+	if err != nil {
+		return nil, fmt.Errorf("etcd client: %w", err)
+	}
+	defer etcd.Close()
+
+	type loaded struct {
+		wl      *workload
+		changed []string // etcd keys changed before each relist
+	}
+	var loads []loaded
+	for _, name := range workloadOrder {
+		wl := workloads[name]
+		n := map[string]int{"rolebindings": o.RoleBindings, "configmaps": o.ConfigMaps}[name]
+		if n <= 0 {
+			continue
+		}
+		start := time.Now()
+		logf("loading %d %ss with %d workers", n, wl.kind, o.Workers)
+		if err := load(ctx, cs, wl, n, o.ConfigMapBytes, o.Workers, logf); err != nil {
+			return nil, err
+		}
+		logf("loaded %d %ss in %s", n, wl.kind, time.Since(start).Round(time.Millisecond))
+		keys, err := pickChanged(ctx, etcd, wl, o.ChangeFraction)
+		if err != nil {
+			return nil, err
+		}
+		rep.Workloads = append(rep.Workloads, WorkloadInfo{Name: name, Kind: wl.kind, Created: n, Changed: len(keys)})
+		loads = append(loads, loaded{wl: wl, changed: keys})
+	}
+	rep.LoadAvgBefore = loadAvg()
+
+	for _, l := range loads {
+		for run := 1; run <= o.Runs; run++ {
+			for _, kind := range o.Contenders {
+				logf("%s run %d/%d: %s", l.wl.name, run, o.Runs, kind)
+				r, err := runOne(ctx, o, cp, etcd, kubeconfig, l.wl, l.changed, kind, run)
+				if err != nil {
+					return nil, fmt.Errorf("%s, %s, run %d: %w", l.wl.name, kind, run, err)
+				}
+				logf("  %s", r.summary())
+				rep.Results = append(rep.Results, r)
+			}
+		}
+	}
+	rep.LoadAvgAfter = loadAvg()
+	rep.Finished = time.Now()
+	return rep, nil
+}
+
+func (r RunResult) summary() string {
+	s := fmt.Sprintf("objects %d, synced in %.2fs, peak RSS %s, heap %s",
+		r.Objects, r.Sync.SyncSeconds, mib(r.Sync.Memory.PeakRSS), mib(r.Sync.Memory.HeapInuse))
+	if r.Relist != nil {
+		s += fmt.Sprintf("; relist %.2fs after ready, relist peak %s, changed %d, relisted %v",
+			r.Relist.RelistSeconds, mib(r.Relist.RelistPeakRSS), r.Relist.Changed, r.Relist.Relisted)
+	}
+	return s
+}
+
+func mib(b uint64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+
+// runOne runs one contender process through its initial sync and, unless it is
+// the baseline, one relist forced by an apiserver restart.
+func runOne(ctx context.Context, o Options, cp *controlplane.ControlPlane, etcd *clientv3.Client,
+	kubeconfig string, wl *workload, changed []string, kind string, run int) (RunResult, error) {
+	res := RunResult{Workload: wl.name, Contender: kind, Run: run}
+	logPath := filepath.Join(o.LogDir, fmt.Sprintf("%s-%s-%d.log", wl.name, kind, run))
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return res, err
+	}
+	defer logFile.Close()
+
+	cmd := exec.Command(o.Exe, "contender", "-kind", kind, "-resource", wl.name, "-kubeconfig", kubeconfig)
+	cmd.Stderr = logFile
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return res, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return res, err
+	}
+	if err := cmd.Start(); err != nil {
+		return res, err
+	}
+	exited := make(chan error, 1)
+	var once sync.Once
+	var waitErr error
+	wait := func() error {
+		once.Do(func() { waitErr = cmd.Wait(); exited <- waitErr })
+		return waitErr
+	}
+	defer func() {
+		_ = stdin.Close()
+		done := make(chan struct{})
+		go func() { _ = wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill() // the process this run started
+			<-done
+		}
+	}()
+	errs := make(chan error, 1)
+	msgs := readLines[Message](stdout, errs)
+	in := newLineWriter(stdin)
+	next := func(want string, timeout time.Duration) (Message, error) {
+		select {
+		case m, ok := <-msgs:
+			if !ok {
+				return Message{}, fmt.Errorf("contender exited before %q (log: %s):\n%s", want, logPath, tail(logPath, 20))
+			}
+			if m.Type == "error" {
+				return m, fmt.Errorf("contender failed: %s (log: %s)", m.Error, logPath)
+			}
+			if m.Type != want {
+				return m, fmt.Errorf("contender said %q, want %q", m.Type, want)
+			}
+			return m, nil
+		case err := <-errs:
+			return Message{}, err
+		case <-time.After(timeout):
+			return Message{}, fmt.Errorf("no %q from the contender in %s (log: %s)", want, timeout, logPath)
+		case <-ctx.Done():
+			return Message{}, ctx.Err()
+		}
+	}
+
+	m, err := next("synced", syncTimeout+time.Minute)
+	if err != nil {
+		return res, err
+	}
+	res.Sync, res.Objects = m, m.Objects
+
+	if kind != Baseline && len(changed) > 0 {
+		token := fmt.Sprintf("%s-%s-%d-%d", wl.name, kind, run, time.Now().UnixNano())
+		if err := in.write(Command{Type: "relist", Token: token, Expected: len(changed)}); err != nil {
+			return res, err
+		}
+		if _, err := next("armed", time.Minute); err != nil {
+			return res, err
+		}
+		before := cp.APIServerURL().String()
+		if err := cp.StopAPIServer(); err != nil {
+			return res, err
+		}
+		if err := markInEtcd(ctx, etcd, wl, changed, token); err != nil {
+			return res, err
+		}
+		if err := cp.StartAPIServer(ctx); err != nil {
+			return res, err
+		}
+		readyAt := time.Now()
+		if after := cp.APIServerURL().String(); after != before {
+			return res, fmt.Errorf("the apiserver moved from %s to %s on restart; the contender cannot follow", before, after)
+		}
+		if err := in.write(Command{Type: "ready", ReadyAt: readyAt.UnixNano()}); err != nil {
+			return res, err
+		}
+		m, err := next("relisted", relistTimeout+time.Minute)
+		if err != nil {
+			return res, err
+		}
+		res.Relist = &m
+	}
+	if err := in.write(Command{Type: "exit"}); err != nil {
+		return res, err
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			return res, fmt.Errorf("contender exit: %w (log: %s)", err, logPath)
+		}
+	case <-time.After(30 * time.Second):
+		go func() { _ = wait() }()
+		select {
+		case err := <-exited:
+			if err != nil {
+				return res, fmt.Errorf("contender exit: %w (log: %s)", err, logPath)
+			}
+		case <-time.After(30 * time.Second):
+			return res, fmt.Errorf("contender did not exit (log: %s)", logPath)
+		}
+	}
+	return res, nil
+}
+
+// tail returns the last n lines of a file.
+func tail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// writeKubeconfig writes cfg (certificates inline) as a kubeconfig file.
+func writeKubeconfig(cfg *rest.Config, path string) error {
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["bench"] = &clientcmdapi.Cluster{
+		Server:                   cfg.Host,
+		CertificateAuthorityData: cfg.CAData,
+		CertificateAuthority:     cfg.CAFile,
+		InsecureSkipTLSVerify:    cfg.Insecure,
+	}
+	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{
+		ClientCertificateData: cfg.CertData,
+		ClientKeyData:         cfg.KeyData,
+		ClientCertificate:     cfg.CertFile,
+		ClientKey:             cfg.KeyFile,
+		Token:                 cfg.BearerToken,
+	}
+	kc.Contexts["bench"] = &clientcmdapi.Context{Cluster: "bench", AuthInfo: "admin"}
+	kc.CurrentContext = "bench"
+	return clientcmd.WriteToFile(*kc, path)
+}
+
+// load creates the workload's namespaces and n objects, workers at a time.
+func load(ctx context.Context, cs kubernetes.Interface, wl *workload, n, size, workers int, logf func(string, ...any)) error {
+	for _, ns := range wl.namespaces(n) {
+		_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating namespace %s: %w", ns, err)
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var next, done atomic.Int64
+	var firstErr error
+	var errOnce sync.Once
+	var wg sync.WaitGroup
+	for range max(workers, 1) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				ns, name := wl.placement(i)
+				err := wl.create(ctx, cs, wl.newObject(ns, name, i, size))
+				if err != nil && !apierrors.IsAlreadyExists(err) {
+					errOnce.Do(func() { firstErr = fmt.Errorf("creating %s %s/%s: %w", wl.kind, ns, name, err); cancel() })
+					return
+				}
+				if d := done.Add(1); d%int64(max(n/10, 1)) == 0 {
+					logf("  %d/%d", d, n)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// pickChanged returns the etcd keys of the fraction of the workload's objects that
+// are changed before each relist: every k-th key in key order, counted from the
+// last, so the last object of a list is always among them.
+func pickChanged(ctx context.Context, etcd *clientv3.Client, wl *workload, fraction float64) ([]string, error) {
+	prefix := wl.etcdPrefix + wl.nsPrefix
+	resp, err := etcd.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithKeysOnly(), clientv3.WithSort(clientv3.SortByKey, clientv3.SortAscend))
+	if err != nil {
+		return nil, fmt.Errorf("listing %s in etcd: %w", prefix, err)
+	}
+	if len(resp.Kvs) == 0 {
+		return nil, fmt.Errorf("no keys under %s in etcd", prefix)
+	}
+	step := 1
+	if fraction > 0 && fraction < 1 {
+		step = max(int(1/fraction+0.5), 1)
+	}
+	var keys []string
+	for i := len(resp.Kvs) - 1; i >= 0; i -= step {
+		keys = append(keys, string(resp.Kvs[i].Key))
+	}
+	sort.Strings(keys)
+	return keys, nil
+}
+
+// markInEtcd sets MarkAnnotation=token on the objects at keys, writing etcd
+// directly (the apiserver is down): the apiserver's protobuf storage encoding is
+// decoded, annotated and encoded again.
+func markInEtcd(ctx context.Context, etcd *clientv3.Client, wl *workload, keys []string, token string) error {
+	ser := protobuf.NewSerializer(scheme.Scheme, scheme.Scheme)
+	var wg sync.WaitGroup
+	errs := make(chan error, len(keys))
+	sem := make(chan struct{}, 16)
+	for _, key := range keys {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if err := markOne(ctx, etcd, ser, wl, key, token); err != nil {
+				errs <- fmt.Errorf("marking %s: %w", key, err)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	var all []error
+	for err := range errs {
+		all = append(all, err)
+	}
+	return errors.Join(all...)
+}
+
+func markOne(ctx context.Context, etcd *clientv3.Client, ser *protobuf.Serializer, wl *workload, key, token string) error {
+	resp, err := etcd.Get(ctx, key)
+	if err != nil {
+		return err
+	}
+	if len(resp.Kvs) != 1 {
+		return errors.New("not in etcd")
+	}
+	obj, _, err := ser.Decode(resp.Kvs[0].Value, nil, nil)
+	if err != nil {
+		return fmt.Errorf("decoding: %w", err)
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return err
+	}
+	ann := m.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	ann[MarkAnnotation] = token
+	m.SetAnnotations(ann)
+	obj.GetObjectKind().SetGroupVersionKind(wl.gvk)
+	var buf bytes.Buffer
+	if err := ser.Encode(obj, &buf); err != nil {
+		return fmt.Errorf("encoding: %w", err)
+	}
+	txn, err := etcd.Txn(ctx).
+		If(clientv3.Compare(clientv3.ModRevision(key), "=", resp.Kvs[0].ModRevision)).
+		Then(clientv3.OpPut(key, buf.String())).Commit()
+	if err != nil {
+		return err
+	}
+	if !txn.Succeeded {
+		return errors.New("changed concurrently")
+	}
+	return nil
+}

@@ -1,0 +1,395 @@
+package bench
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Report is the outcome of Run.
+type Report struct {
+	Options       Options
+	Machine       Machine
+	ServerVersion string
+	Started       time.Time
+	Finished      time.Time
+	Workloads     []WorkloadInfo
+	Results       []RunResult
+	LoadAvgBefore string
+	LoadAvgAfter  string
+}
+
+// WorkloadInfo describes one loaded workload.
+type WorkloadInfo struct {
+	Name    string
+	Kind    string
+	Created int // objects the benchmark created
+	Changed int // objects changed before each relist
+}
+
+// Machine describes where the benchmark ran.
+type Machine struct {
+	CPUs       int
+	CPUModel   string
+	MemTotal   string
+	Kernel     string
+	GoVersion  string
+	GOGC       string
+	GOMEMLIMIT string
+}
+
+// ReadMachine describes this machine.
+func ReadMachine() Machine {
+	m := Machine{CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), GOGC: os.Getenv("GOGC"), GOMEMLIMIT: os.Getenv("GOMEMLIMIT")}
+	if m.GOGC == "" {
+		m.GOGC = "unset (100)"
+	}
+	if m.GOMEMLIMIT == "" {
+		m.GOMEMLIMIT = "unset"
+	}
+	m.CPUModel = procField("/proc/cpuinfo", "model name")
+	m.MemTotal = procField("/proc/meminfo", "MemTotal")
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		m.Kernel = strings.TrimSpace(string(b))
+	}
+	return m
+}
+
+// procField returns the value of the first "name: value" line of a /proc file.
+func procField(path, name string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return "?"
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if ok && strings.TrimSpace(k) == name {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "?"
+}
+
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// median of xs; NaN-free input assumed; 0 for none.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// Summary is the medians of one contender on one workload.
+type Summary struct {
+	Contender     string
+	Runs          int
+	Objects       int
+	PeakRSS       float64 // bytes
+	SyncCost      float64 // bytes: PeakRSS minus the baseline's
+	HeapInuse     float64 // bytes, after GC, once synced
+	SyncSeconds   float64
+	RelistPeakRSS float64 // bytes; 0 when not measured
+	RelistSeconds float64
+	Relists       int // runs with a relist measured
+	Relisted      int // runs in which the contender saw a relist happen
+}
+
+// Summaries returns the medians per contender for one workload, in contender order.
+func (r *Report) Summaries(workload string) []Summary {
+	var out []Summary
+	for _, c := range r.contenders() {
+		var s Summary
+		s.Contender = c
+		var peak, heap, secs, rpeak, rsecs, objs []float64
+		for _, res := range r.Results {
+			if res.Workload != workload || res.Contender != c {
+				continue
+			}
+			s.Runs++
+			peak = append(peak, float64(res.Sync.Memory.PeakRSS))
+			heap = append(heap, float64(res.Sync.Memory.HeapInuse))
+			secs = append(secs, res.Sync.SyncSeconds)
+			objs = append(objs, float64(res.Objects))
+			if res.Relist != nil {
+				s.Relists++
+				if res.Relist.Relisted {
+					s.Relisted++
+				}
+				rpeak = append(rpeak, float64(res.Relist.RelistPeakRSS))
+				rsecs = append(rsecs, res.Relist.RelistSeconds)
+			}
+		}
+		if s.Runs == 0 {
+			continue
+		}
+		s.PeakRSS, s.HeapInuse, s.SyncSeconds = median(peak), median(heap), median(secs)
+		s.Objects = int(median(objs))
+		s.RelistPeakRSS, s.RelistSeconds = median(rpeak), median(rsecs)
+		out = append(out, s)
+	}
+	var base float64
+	for _, s := range out {
+		if s.Contender == Baseline {
+			base = s.PeakRSS
+		}
+	}
+	for i := range out {
+		out[i].SyncCost = out[i].PeakRSS - base
+	}
+	return out
+}
+
+func (r *Report) contenders() []string {
+	if len(r.Options.Contenders) > 0 {
+		return r.Options.Contenders
+	}
+	return Contenders
+}
+
+func find(ss []Summary, contender string) (Summary, bool) {
+	for _, s := range ss {
+		if s.Contender == contender {
+			return s, true
+		}
+	}
+	return Summary{}, false
+}
+
+// Target is one goal for a contender's median, as a ratio to a reference
+// contender's median on the same workload.
+type Target struct {
+	Contender string
+	Metric    Metric
+	Ref       string
+	Workload  string // "" applies to every workload
+	Max       float64
+}
+
+// Metric names one figure of a Summary.
+type Metric string
+
+// The metrics that targets compare.
+const (
+	MetricSyncCost   Metric = "sync cost"
+	MetricSyncTime   Metric = "time to InSync"
+	MetricHeap       Metric = "heap after GC"
+	MetricPeakRSS    Metric = "peak RSS"
+	MetricRelistPeak Metric = "relist peak RSS"
+)
+
+func (m Metric) of(s Summary) float64 {
+	switch m {
+	case MetricSyncCost:
+		return s.SyncCost
+	case MetricSyncTime:
+		return s.SyncSeconds
+	case MetricHeap:
+		return s.HeapInuse
+	case MetricPeakRSS:
+		return s.PeakRSS
+	case MetricRelistPeak:
+		return s.RelistPeakRSS
+	}
+	return 0
+}
+
+// Targets are the design's goals.
+var Targets = []Target{
+	{KubesyncNoStore, MetricSyncCost, Informer, "rolebindings", 0.30},
+	{KubesyncNoStore, MetricSyncCost, Informer, "configmaps", 0.06},
+	{KubesyncNoStore, MetricSyncTime, Informer, "", 1.0},
+	{KubesyncStore, MetricSyncTime, Informer, "", 1.0},
+	{KubesyncStore, MetricHeap, Informer, "", 0.9},
+	{KubesyncStore, MetricPeakRSS, Informer, "", 0.85},
+	{KubesyncStore, MetricRelistPeak, Informer, "", 0.6},
+	{KubesyncPaged, MetricSyncTime, PagedList, "", 1.15},
+}
+
+// Verdict is a target checked against one workload.
+type Verdict struct {
+	Target   Target
+	Workload string
+	Ratio    float64
+	Measured bool
+	Met      bool
+}
+
+// Verdicts checks every target on every workload it applies to.
+func (r *Report) Verdicts() []Verdict {
+	var out []Verdict
+	for _, t := range Targets {
+		for _, w := range r.Workloads {
+			if t.Workload != "" && t.Workload != w.Name {
+				continue
+			}
+			v := Verdict{Target: t, Workload: w.Name}
+			ss := r.Summaries(w.Name)
+			a, okA := find(ss, t.Contender)
+			b, okB := find(ss, t.Ref)
+			if okA && okB && t.Metric.of(b) > 0 && (t.Metric != MetricSyncCost || hasBaseline(ss)) {
+				v.Measured = true
+				v.Ratio = t.Metric.of(a) / t.Metric.of(b)
+				v.Met = v.Ratio <= t.Max
+			}
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func hasBaseline(ss []Summary) bool { _, ok := find(ss, Baseline); return ok }
+
+// Markdown renders the report.
+func (r *Report) Markdown() string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	o := r.Options
+	p("# Benchmarks\n\n")
+	p("kubesync against client-go informers on one real control plane. Generated by `fv/bench/cmd/benchmark`;")
+	p(" do not edit by hand: run `make bench` again.\n\n")
+	p("- Command: `%s`\n", o.Command)
+	p("- Date: %s (took %s)\n", r.Started.UTC().Format("2006-01-02 15:04 MST"), r.Finished.Sub(r.Started).Round(time.Second))
+	m := r.Machine
+	p("- Machine: %d CPUs (%s), %s memory, Linux %s, %s\n", m.CPUs, m.CPUModel, m.MemTotal, m.Kernel, m.GoVersion)
+	p("- GOGC: %s, GOMEMLIMIT: %s (inherited by every contender)\n", m.GOGC, m.GOMEMLIMIT)
+	p("- Control plane: kube-apiserver %s and etcd from internal/controlplane (envtest, loopback, watch cache on)\n", orUnknown(r.ServerVersion))
+	p("- Load average (1, 5, 15 min) before the runs: %s; after: %s. The machine is shared: the control plane runs", r.LoadAvgBefore, r.LoadAvgAfter)
+	p(" on the same cores, and other work may have run at the same time.\n")
+	for _, w := range r.Workloads {
+		extra := ""
+		if w.Kind == "ConfigMap" {
+			extra = fmt.Sprintf(" of %d data bytes", o.ConfigMapBytes)
+		}
+		p("- Workload %s: %d %ss%s created (%d workers, client throttling off); %d changed before each relist\n",
+			w.Name, w.Created, w.Kind, extra, o.Workers, w.Changed)
+	}
+	p("- %d runs per contender and workload, interleaved (%s, then again)\n\n", o.Runs, strings.Join(r.contenders(), ", "))
+
+	for _, w := range r.Workloads {
+		ss := r.Summaries(w.Name)
+		ref, hasRef := find(ss, Informer)
+		objs := 0
+		if s, ok := find(ss, Informer); ok {
+			objs = s.Objects
+		}
+		p("## %s: %d %ss (medians; ratio to (c) in parentheses)\n\n", w.Name, w.Created, w.Kind)
+		if objs > 0 {
+			p("The informer held %d objects once synced (the created ones plus the control plane's own).\n\n", objs)
+		}
+		p("| contender | peak RSS | sync cost | heap after GC | time to InSync | relist peak RSS | relist time |\n")
+		p("|---|---:|---:|---:|---:|---:|---:|\n")
+		for _, s := range ss {
+			ratio := func(v, refV float64) string {
+				if !hasRef || refV <= 0 || s.Contender == Informer {
+					return ""
+				}
+				return fmt.Sprintf(" (%.2f×)", v/refV)
+			}
+			cost, syncT, relistPeak, relistT := "", "", "—", "—"
+			if s.Contender == Baseline {
+				cost, syncT = "0 (baseline)", "—"
+			} else {
+				cost = fmtMiB(s.SyncCost) + ratio(s.SyncCost, ref.SyncCost)
+				syncT = fmt.Sprintf("%.2f s", s.SyncSeconds) + ratio(s.SyncSeconds, ref.SyncSeconds)
+			}
+			if s.Relists > 0 {
+				relistPeak = fmtMiB(s.RelistPeakRSS) + ratio(s.RelistPeakRSS, ref.RelistPeakRSS)
+				relistT = fmt.Sprintf("%.2f s", s.RelistSeconds)
+			}
+			p("| %s | %s | %s | %s | %s | %s | %s |\n", contenderLabels[s.Contender],
+				fmtMiB(s.PeakRSS)+ratio(s.PeakRSS, ref.PeakRSS), cost,
+				fmtMiB(s.HeapInuse)+ratio(s.HeapInuse, ref.HeapInuse), syncT, relistPeak, relistT)
+		}
+		p("\n")
+	}
+
+	p("## Targets\n\n")
+	p("| target | workload | measured | result |\n|---|---|---:|---|\n")
+	for _, v := range r.Verdicts() {
+		t := v.Target
+		res, meas := "not measured", "—"
+		if v.Measured {
+			meas = fmt.Sprintf("%.2f×", v.Ratio)
+			res = "**not met**"
+			if v.Met {
+				res = "met"
+			}
+		}
+		p("| %s %s ≤ %.2f× %s | %s | %s | %s |\n", short(t.Contender), t.Metric, t.Max, short(t.Ref), v.Workload, meas, res)
+	}
+	p("\n")
+
+	p("## How the figures are taken\n\n")
+	p("- Every contender is its own process: the benchmark binary started again as `benchmark contender -kind K -resource R -kubeconfig F`,")
+	p(" one at a time, all with the same kubeconfig (the control plane's admin, client throttling off: QPS -1) and the same environment.\n")
+	p("- (a) and (b) use `syncer.New` with `resources.%s`/`resources.%s`, typed clients reading protobuf;", "RoleBindings", "ConfigMaps")
+	p(" (a) counts updates only, (b) feeds a `snapshot.Store`; (a-paged) is (a) with `syncer.WithInitialList(syncer.Paged)`.")
+	p(" (c) is a SharedInformer from `informers.NewSharedInformerFactory` with its defaults (protobuf, WatchList on in client-go v0.37)")
+	p(" and a counting event handler; (d) is (c) with controller-runtime's `TransformStripManagedFields`.")
+	p(" (e) lists with limit %d and drops each decoded page; (f) only builds a clientset. Page size is %d everywhere.\n", pageSize, pageSize)
+	p("- Peak RSS: VmHWM from /proc/self/status, read by the contender once in sync (after a forced GC). Sync cost: peak RSS minus (f)'s.\n")
+	p("- Heap after GC: `runtime.MemStats.HeapInuse` after `runtime.GC()`, once in sync.\n")
+	p("- Time to InSync: from the start of the sync (syncer.Start, factory.Start, first list call) to InSync")
+	p(" (kubesync's status callback), the event handler's HasSynced (informers) or the last page (e).\n")
+	p("- Relist: the contender resets VmHWM (`5` written to /proc/self/clear_refs); the orchestrator stops the apiserver,")
+	p(" changes the listed fraction of objects directly in etcd (an annotation), starts the apiserver again (its new watch cache")
+	p(" answers the old watches with 410 Expired, so every watcher relists), and tells the contender when it was ready.")
+	p(" The contender is back in sync when it has seen every changed object (kubesync: and its status is InSync again);")
+	p(" (e) lists again. Relist peak RSS is VmHWM over that window; relist time counts from the apiserver being ready,")
+	p(" so it includes each client's retry backoff left over from the outage.\n\n")
+
+	p("## Raw runs\n\n<details><summary>%d runs</summary>\n\n", len(r.Results))
+	p("| workload | contender | run | objects | peak RSS | heap after GC | time to InSync | relist peak | relist time | changed seen | relist seen |\n")
+	p("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	for _, res := range r.Results {
+		rp, rt, ch, seen := "—", "—", "—", "—"
+		if res.Relist != nil {
+			rp, rt = fmtMiB(float64(res.Relist.RelistPeakRSS)), fmt.Sprintf("%.2f s", res.Relist.RelistSeconds)
+			ch, seen = fmt.Sprint(res.Relist.Changed), fmt.Sprint(res.Relist.Relisted)
+		}
+		p("| %s | %s | %d | %d | %s | %s | %.2f s | %s | %s | %s | %s |\n", res.Workload, res.Contender, res.Run, res.Objects,
+			fmtMiB(float64(res.Sync.Memory.PeakRSS)), fmtMiB(float64(res.Sync.Memory.HeapInuse)), res.Sync.SyncSeconds, rp, rt, ch, seen)
+	}
+	p("\n</details>\n")
+	return b.String()
+}
+
+func short(contender string) string {
+	l := contenderLabels[contender]
+	if i := strings.Index(l, ")"); i > 0 {
+		return l[:i+1]
+	}
+	return contender
+}
+
+func fmtMiB(b float64) string { return fmt.Sprintf("%.1f MiB", b/(1<<20)) }
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "(version unknown)"
+	}
+	return s
+}
