@@ -1,0 +1,227 @@
+package fv
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os/exec"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gbytes"
+	"github.com/onsi/gomega/gexec"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/kubesync/kubesync/fv/consistency"
+	"github.com/kubesync/kubesync/fv/harness"
+	"github.com/kubesync/kubesync/internal/controlplane"
+	"github.com/kubesync/kubesync/resources"
+	"github.com/kubesync/kubesync/syncer"
+	"github.com/kubesync/kubesync/watchersets"
+)
+
+// record is one JSON line of `kubesync watch -o json`.
+type record struct {
+	Type       string `json:"type"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace"`
+	Name       string `json:"name"`
+	Revision   string `json:"revision"`
+	Status     string `json:"status"`
+	SyncFailed string `json:"syncFailed"`
+	Reason     string `json:"reason"`
+}
+
+// replay parses the command's output and applies it to a fresh mirror.
+func replay(out []byte) (*consistency.Mirror, []record) {
+	m := consistency.NewMirror()
+	var all []record
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		var r record
+		Expect(json.Unmarshal(sc.Bytes(), &r)).To(Succeed(), "line %q", sc.Text())
+		all = append(all, r)
+		if r.Type == "" {
+			continue
+		}
+		ut := map[string]syncer.UpdateType{"New": syncer.KVNew, "Updated": syncer.KVUpdated, "Deleted": syncer.KVDeleted}[r.Type]
+		Expect(ut).NotTo(BeZero(), "update type %q", r.Type)
+		m.OnUpdates([]syncer.Update{{UpdateType: ut, KVPair: resources.KVPair{
+			Key: resources.Key{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}, Revision: r.Revision}}})
+	}
+	return m, all
+}
+
+var kubesyncBinary string
+
+// buildCommand builds cmd/kubesync once per suite run.
+func buildCommand() string {
+	if kubesyncBinary == "" {
+		bin, err := gexec.Build("github.com/kubesync/kubesync/cmd/kubesync")
+		Expect(err).NotTo(HaveOccurred())
+		kubesyncBinary = bin
+	}
+	return kubesyncBinary
+}
+
+var _ = AfterSuite(gexec.CleanupBuildArtifacts)
+
+func kubesync(args ...string) *gexec.Session {
+	s, err := gexec.Start(exec.Command(buildCommand(), args...), GinkgoWriter, GinkgoWriter)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() { s.Kill().Wait() })
+	return s
+}
+
+var _ = Describe("The kubesync command", Ordered, func() {
+	var c *cluster
+	var kubeconfig string
+	dataplane, err := watchersets.Lookup("dataplane")
+	Expect(err).NotTo(HaveOccurred())
+
+	BeforeAll(func(ctx SpecContext) {
+		c = startCluster()
+		c.namespace(ctx, "cmd")
+		for _, t := range []resources.Type{resources.Services, resources.NetworkSets, resources.GlobalNetworkPolicies, resources.Pods} {
+			c.create(ctx, t, "cmd", seq("obj", 20)...)
+		}
+		kubeconfig = writeKubeconfig(c.Config())
+	})
+
+	It("prints JSON lines that replay into a mirror equal to the server", func(ctx SpecContext) {
+		s := kubesync("watch", "dataplane", "--kubeconfig", kubeconfig, "-o", "json")
+		Eventually(s.Out).Should(gbytes.Say(`"status":"InSync"`))
+		c.create(ctx, resources.Services, "cmd", "later")
+		c.touch(ctx, resources.NetworkSets, "cmd", "obj-0003")
+		c.remove(ctx, resources.GlobalNetworkPolicies, "", "obj-0004")
+		Eventually(func() error {
+			m, _ := replay(s.Out.Contents())
+			return consistency.Check(ctx, c.Config(), m, dataplane.Types)
+		}).Should(Succeed())
+		s.Interrupt()
+		Eventually(s).Should(gexec.Exit(0))
+	})
+
+	It("names a forbidden type on stderr and goes on with the others", func(ctx SpecContext) {
+		role := dataplane.ClusterRole("dataplane-but-services")
+		for i := range role.Rules {
+			role.Rules[i].Resources = without(role.Rules[i].Resources, "services")
+		}
+		cfg, err := c.AddUserWithRole(ctx, "no-services", role)
+		Expect(err).NotTo(HaveOccurred())
+		s := kubesync("watch", "dataplane", "--kubeconfig", writeKubeconfig(cfg), "-o", "json")
+		Eventually(s.Out).Should(gbytes.Say(`"status":"InSync"`))
+		Eventually(s.Err).Should(gbytes.Say(`services`))
+		_, recs := replay(s.Out.Contents())
+		Expect(recs).To(ContainElement(And(
+			HaveField("SyncFailed", "services"), HaveField("Reason", "forbidden"))))
+		Expect(s.ExitCode()).To(Equal(-1), "still running")
+	})
+
+	DescribeTable("gives bad input a one-line error and an exit code",
+		func(code int, message string, args func() []string) {
+			s := kubesync(args()...)
+			Eventually(s).Should(gexec.Exit(code))
+			stderr := strings.TrimSpace(string(s.Err.Contents()))
+			Expect(stderr).To(ContainSubstring(message))
+			Expect(strings.Split(stderr, "\n")).To(HaveLen(1), "one line: %q", stderr)
+			Expect(stderr).NotTo(ContainSubstring("goroutine"))
+		},
+		Entry("an unknown set", 2, `unknown`, func() []string { return []string{"watch", "nosuchset", "--kubeconfig", kubeconfig} }),
+		Entry("an unknown type", 2, `nosuchtype`, func() []string {
+			return []string{"watch", "dataplane", "--types", "nosuchtype", "--kubeconfig", kubeconfig}
+		}),
+		Entry("an unreadable kubeconfig", 1, "/nonexistent/kubeconfig", func() []string {
+			return []string{"watch", "dataplane", "--kubeconfig", "/nonexistent/kubeconfig"}
+		}),
+		Entry("an invalid kubeconfig", 1, "kubeconfig", func() []string {
+			return []string{"watch", "dataplane", "--kubeconfig", writeFile("kubeconfig", "clusters: [this is not: a kubeconfig")}
+		}),
+		Entry("an unreachable server", 1, "no answer from the apiserver", func() []string {
+			return []string{"watch", "dataplane", "--connect-timeout", "2s", "--kubeconfig",
+				writeFile("kubeconfig", "apiVersion: v1\nkind: Config\nclusters: [{name: x, cluster: {server: 'https://127.0.0.1:1'}}]\n"+
+					"contexts: [{name: x, context: {cluster: x, user: x}}]\nusers: [{name: x, user: {}}]\ncurrent-context: x\n")}
+		}),
+	)
+})
+
+var _ = Describe("The command's metrics", func() {
+	It("show the relist counter rise for the expired type alone", func(ctx SpecContext) {
+		c := startCluster(controlplane.WithWatchCache(false))
+		a := resources.GlobalNetworkSets
+		c.create(ctx, a, "", seq("obj", 10)...)
+		p, err := harness.NewProxy(c.ControlPlane)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(p.Close)
+		addr := freeAddr()
+		s := kubesync("watch", "dataplane", "--kubeconfig", writeKubeconfig(p.Config()), "-o", "json", "--metrics-addr", addr)
+		Eventually(s.Out).Should(gbytes.Say(`"status":"InSync"`))
+		before := scrapeLists(addr)
+		Expect(before).To(HaveKeyWithValue(a.Name+"/initial", 1.0))
+
+		watches := p.Requests(a.GVR.Group, a.GVR.Resource, "watch")
+		p.Refuse(a.GVR.Group, a.GVR.Resource)
+		p.Cut(a.GVR.Group, a.GVR.Resource)
+		Eventually(func() int { return p.Requests(a.GVR.Group, a.GVR.Resource, "watch") }).Should(BeNumerically(">", watches+1))
+		c.remove(ctx, a, "", "obj-0001")
+		_, err = c.Compact(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		p.Allow(a.GVR.Group, a.GVR.Resource)
+
+		Eventually(func() float64 { return scrapeLists(addr)[a.Name+"/expired"] }).Should(BeNumerically(">=", 1))
+		after := scrapeLists(addr)
+		for k, v := range after {
+			if !strings.HasPrefix(k, a.Name+"/") {
+				Expect(v).To(Equal(before[k]), "%s", k)
+			}
+		}
+		Expect(len(after)).To(Equal(len(before) + 1))
+	})
+})
+
+// scrapeLists reads kubesync_lists_total from the command's /metrics, by
+// "type/reason".
+func scrapeLists(addr string) map[string]float64 {
+	resp, err := http.Get("http://" + addr + "/metrics")
+	Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	Expect(err).NotTo(HaveOccurred())
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(body))
+	Expect(err).NotTo(HaveOccurred())
+	out := map[string]float64{}
+	f, ok := families["kubesync_lists_total"]
+	Expect(ok).To(BeTrue(), "kubesync_lists_total is exported")
+	for _, m := range f.GetMetric() {
+		labels := map[string]string{}
+		for _, l := range m.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		out[fmt.Sprintf("%s/%s", labels["type"], labels["reason"])] = m.GetCounter().GetValue()
+	}
+	return out
+}
+
+func freeAddr() string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func without(list []string, drop string) []string {
+	var out []string
+	for _, s := range list {
+		if s != drop {
+			out = append(out, s)
+		}
+	}
+	return out
+}
