@@ -1,0 +1,56 @@
+package fv
+
+import (
+	"slices"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/kubesync/kubesync/resources"
+	"github.com/kubesync/kubesync/watchersets"
+)
+
+var _ = Describe("Least-privilege RBAC of the watcher sets", Ordered, func() {
+	var c *cluster
+	BeforeAll(func(ctx SpecContext) {
+		c = startCluster()
+		c.namespace(ctx, "sets")
+		for _, t := range resources.All()[1:] {
+			c.create(ctx, t, "sets", seq("obj", 3)...)
+		}
+	})
+
+	for _, set := range watchersets.Sets() {
+		It("lets a user bound only to the ClusterRole of "+set.Name+" reach InSync", func(ctx SpecContext) {
+			cfg, err := c.AddUserWithRole(ctx, "set-"+set.Name, set.ClusterRole("kubesync-"+set.Name))
+			Expect(err).NotTo(HaveOccurred())
+			_, m, _ := run(cfg, set.Types)
+			inSync(m)
+			Expect(m.SyncFailures()).To(BeEmpty())
+			consistent(ctx, c.Config(), m, set.Types)
+		})
+	}
+
+	It("names the one resource whose verb is missing, and syncs the rest", func(ctx SpecContext) {
+		set, err := watchersets.Lookup("policy")
+		Expect(err).NotTo(HaveOccurred())
+		role := set.ClusterRole("kubesync-policy-no-watch-pods")
+		for i, r := range role.Rules {
+			if r.APIGroups[0] == "" && slices.Contains(r.Resources, "pods") {
+				role.Rules[i].Resources = without(r.Resources, "pods")
+				list := r.DeepCopy()
+				list.Resources, list.Verbs = []string{"pods"}, []string{"list"} // no watch
+				role.Rules = append(role.Rules, *list)
+			}
+		}
+		cfg, err := c.AddUserWithRole(ctx, "policy-no-watch-pods", role)
+		Expect(err).NotTo(HaveOccurred())
+		_, m, _ := run(cfg, set.Types)
+		inSync(m)
+		Eventually(m.SyncFailures).Should(HaveKeyWithValue(resources.Pods.Name, Satisfy(apierrors.IsForbidden)))
+		Expect(m.SyncFailures()).To(HaveLen(1))
+		rest := slices.DeleteFunc(slices.Clone(set.Types), func(t resources.Type) bool { return t.Name == resources.Pods.Name })
+		consistent(ctx, c.Config(), m, rest)
+	})
+})
