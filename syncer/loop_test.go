@@ -2,6 +2,8 @@ package syncer_test
 
 import (
 	"context"
+	"slices"
+	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -137,5 +139,42 @@ var _ = Describe("The syncer loop", func() {
 		e.rec.mu.Lock()
 		defer e.rec.mu.Unlock()
 		Expect(e.rec.log[len(e.rec.log)-1]).To(Equal(syncer.InSync))
+	})
+})
+
+// listings is an Observer that records Listing calls.
+type listings struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (l *listings) Listing(t, reason string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.seen = append(l.seen, t+"/"+reason)
+}
+
+func (l *listings) get() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.seen)
+}
+
+func (*listings) WatchRestarted(string)                {}
+func (*listings) EventReceived(string)                 {}
+func (*listings) Objects(string, int)                  {}
+func (*listings) TypeStatus(string, syncer.SyncStatus) {}
+func (*listings) ConversionFailed(string)              {}
+
+var _ = Describe("Observers", func() {
+	It("report to every observer given", func() {
+		first, second := &listings{}, &listings{}
+		e := newEnv([]string{"a"}, syncer.WithObserver(first), syncer.WithObserver(second))
+		defer e.shutdown()
+		e.start()
+		e.waitInSync()
+		Expect(e.s.Relist(context.Background(), "a")).To(Succeed())
+		Eventually(first.get).Should(Equal([]string{"a/initial", "a/forced"}))
+		Expect(second.get()).To(Equal(first.get()))
 	})
 })

@@ -18,6 +18,45 @@ type Observer interface {
 	ConversionFailed(typeName string)
 }
 
+// observers reports to each of several Observers in turn.
+type observers []Observer
+
+func (os observers) Listing(t, reason string) {
+	for _, o := range os {
+		o.Listing(t, reason)
+	}
+}
+
+func (os observers) WatchRestarted(t string) {
+	for _, o := range os {
+		o.WatchRestarted(t)
+	}
+}
+
+func (os observers) EventReceived(t string) {
+	for _, o := range os {
+		o.EventReceived(t)
+	}
+}
+
+func (os observers) Objects(t string, n int) {
+	for _, o := range os {
+		o.Objects(t, n)
+	}
+}
+
+func (os observers) TypeStatus(t string, s SyncStatus) {
+	for _, o := range os {
+		o.TypeStatus(t, s)
+	}
+}
+
+func (os observers) ConversionFailed(t string) {
+	for _, o := range os {
+		o.ConversionFailed(t)
+	}
+}
+
 type nopObserver struct{}
 
 func (nopObserver) Listing(string, string)        {}

@@ -99,5 +99,17 @@ func WithListerWatcher(fn func(resources.Type) (cache.ListerWatcherWithContext, 
 	return func(c *config) { c.listerWatcher = fn }
 }
 
-// WithObserver reports the syncer's per-type activity to o, e.g. metrics.
-func WithObserver(o Observer) Option { return func(c *config) { c.observer = o } }
+// WithObserver reports the syncer's per-type activity to o, e.g. metrics. Given
+// more than once, every observer hears everything, in the order given.
+func WithObserver(o Observer) Option {
+	return func(c *config) {
+		switch cur := c.observer.(type) {
+		case nopObserver:
+			c.observer = o
+		case observers:
+			c.observer = append(cur, o)
+		default:
+			c.observer = observers{cur, o}
+		}
+	}
+}

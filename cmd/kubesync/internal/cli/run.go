@@ -46,14 +46,14 @@ func runWatch(ctx context.Context, e *env, p watchPlan) error {
 	restCfg.UserAgent = "kubesync/" + e.version
 
 	tracker := progress.NewTracker(p.set.TypeNames()...)
-	observers := []syncer.Observer{tracker}
+	opts := []syncer.Option{syncer.WithObserver(tracker)}
 	if p.metricsAddr != "" {
 		m, srv, err := startMetrics(p.metricsAddr, console)
 		if err != nil {
 			return err
 		}
 		defer srv.Close()
-		observers = append(observers, m)
+		opts = append(opts, syncer.WithObserver(m))
 	}
 
 	out := output.Guard(e.Out)
@@ -64,8 +64,7 @@ func runWatch(ctx context.Context, e *env, p watchPlan) error {
 	cb := &callbacks{printer: p.printer(dest, tracker), tracker: tracker, console: console,
 		inSync: make(chan struct{})}
 	log, lastErr := newLogger(console, p.level)
-	s, err := syncer.New(restCfg, p.set.Types, cb,
-		syncer.WithObserver(progress.Tee(observers...)), syncer.WithLogger(log))
+	s, err := syncer.New(restCfg, p.set.Types, cb, append(opts, syncer.WithLogger(log))...)
 	if err != nil {
 		return err
 	}

@@ -35,20 +35,6 @@ var _ = Describe("Tracker", func() {
 		t.TypeStatus("pods", syncer.ResyncInProgress)
 		Expect(t.Snapshot()[0].Failure).To(BeEmpty())
 	})
-
-	It("is fed by Tee together with other observers", func() {
-		a, b := progress.NewTracker(), progress.NewTracker()
-		obs := progress.Tee(a, b)
-		obs.Listing("pods", "initial")
-		obs.EventReceived("pods")
-		obs.WatchRestarted("pods")
-		obs.ConversionFailed("pods")
-		obs.Objects("pods", 7)
-		obs.TypeStatus("pods", syncer.ResyncInProgress)
-		want := []progress.TypeState{{Name: "pods", Objects: 7, Status: syncer.ResyncInProgress}}
-		Expect(a.Snapshot()).To(Equal(want))
-		Expect(b.Snapshot()).To(Equal(want))
-	})
 })
 
 var _ = Describe("Line", func() {
