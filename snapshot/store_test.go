@@ -102,3 +102,5 @@ var _ = Describe("Store", func() {
 		Expect(store.Kinds()).To(BeEmpty())
 	})
 })
+
+func itoa(n int) string { return fmt.Sprint(n) }
