@@ -18,7 +18,6 @@ build:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-	cd tools/controlplane && $(GO) vet ./...
 
 controlplane:
 	tools/controlplane/build.sh
