@@ -2,16 +2,15 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -63,30 +62,42 @@ type contender interface {
 	sync(ctx context.Context) (int, error)
 	// arm starts watching for expected objects marked with token.
 	arm(token string, expected int)
-	// relisted waits until the armed relist is complete (the apiserver is ready
-	// again at readyAt) and returns when that happened and what was seen.
-	relisted(ctx context.Context, readyAt time.Time) (doneAt time.Time, changed int, sawRelist bool, err error)
+	// relisted waits until the armed relist is complete (the apiserver is up
+	// again) and returns when that happened and what was seen.
+	relisted(ctx context.Context) (doneAt time.Time, changed int, sawRelist bool, err error)
 	stop()
 }
 
-// RunContender is the body of a contender process: it syncs resource with kind's
-// method against the cluster of kubeconfig, reports on out, then obeys the
-// commands of in (see Command) until "exit" or EOF.
-func RunContender(ctx context.Context, kind, resource, kubeconfig string, in io.Reader, out io.Writer) error {
+// ContenderArgs are the arguments of a contender process.
+type ContenderArgs struct {
+	Kind       string // one of Contenders
+	Resource   string // rolebindings or configmaps
+	Kubeconfig string
+	// Profile, when set, is a path prefix: the contender writes a CPU profile of
+	// its initial sync to Profile+".cpu" and a heap profile once in sync (after a
+	// GC) to Profile+".heap". Profiling slows the sync: not for measured runs.
+	Profile string
+}
+
+// RunContender is the body of a contender process: it syncs a.Resource with
+// a.Kind's method against the cluster of a.Kubeconfig, reports on out, then obeys
+// the commands of in (see Command) until "exit" or EOF.
+func RunContender(ctx context.Context, a ContenderArgs, in io.Reader, out io.Writer) error {
 	w := newLineWriter(out)
-	err := runContender(ctx, kind, resource, kubeconfig, in, w)
+	err := runContender(ctx, a, in, w)
 	if err != nil {
 		_ = w.write(Message{Type: "error", Error: err.Error()})
 	}
 	return err
 }
 
-func runContender(ctx context.Context, kind, resource, kubeconfig string, in io.Reader, w *lineWriter) error {
-	wl, err := workloadByName(resource)
+func runContender(ctx context.Context, a ContenderArgs, in io.Reader, w *lineWriter) error {
+	kind := a.Kind
+	wl, err := workloadByName(a.Resource)
 	if err != nil {
 		return err
 	}
-	cfg, err := LoadKubeconfig(kubeconfig)
+	cfg, err := LoadKubeconfig(a.Kubeconfig)
 	if err != nil {
 		return err
 	}
@@ -96,17 +107,35 @@ func runContender(ctx context.Context, kind, resource, kubeconfig string, in io.
 	}
 	defer c.stop()
 
+	var cpuProfile *os.File
+	if a.Profile != "" {
+		if cpuProfile, err = os.Create(a.Profile + ".cpu"); err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(cpuProfile); err != nil {
+			return err
+		}
+	}
 	syncCtx, cancel := context.WithTimeout(ctx, syncTimeout)
 	start := time.Now()
 	n, err := c.sync(syncCtx)
 	took := time.Since(start)
 	cancel()
+	if cpuProfile != nil {
+		pprof.StopCPUProfile()
+		_ = cpuProfile.Close()
+	}
 	if err != nil {
 		return fmt.Errorf("%s: initial sync: %w", kind, err)
 	}
 	mem, err := ReadMemory()
 	if err != nil {
 		return err
+	}
+	if a.Profile != "" {
+		if err := writeHeapProfile(a.Profile + ".heap"); err != nil {
+			return err
+		}
 	}
 	if err := w.write(Message{Type: "synced", Objects: n, SyncSeconds: took.Seconds(), Memory: mem, GOGC: gcPercent()}); err != nil {
 		return err
@@ -139,9 +168,9 @@ func runContender(ctx context.Context, kind, resource, kubeconfig string, in io.
 				return err
 			}
 		case "ready":
-			readyAt := time.Unix(0, cmd.ReadyAt)
+			startedAt := time.Unix(0, cmd.StartedAt)
 			rctx, cancel := context.WithTimeout(ctx, relistTimeout)
-			doneAt, changed, saw, err := c.relisted(rctx, readyAt)
+			doneAt, changed, saw, err := c.relisted(rctx)
 			cancel()
 			if err != nil {
 				return fmt.Errorf("%s: relist: %w", kind, err)
@@ -150,7 +179,7 @@ func runContender(ctx context.Context, kind, resource, kubeconfig string, in io.
 			if err != nil {
 				return err
 			}
-			if err := w.write(Message{Type: "relisted", RelistSeconds: doneAt.Sub(readyAt).Seconds(),
+			if err := w.write(Message{Type: "relisted", RelistSeconds: doneAt.Sub(startedAt).Seconds(),
 				RelistPeakRSS: mem.PeakRSS, Memory: mem, Changed: changed, Relisted: saw}); err != nil {
 				return err
 			}
@@ -160,11 +189,23 @@ func runContender(ctx context.Context, kind, resource, kubeconfig string, in io.
 	}
 }
 
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return pprof.Lookup("heap").WriteTo(f, 0)
+}
+
 func newContender(kind string, wl *workload, cfg *rest.Config) (contender, error) {
+	if kind == ExpNoStoreNoGzip || kind == ExpInformerNoGzip {
+		cfg.DisableCompression = true
+	}
 	switch kind {
-	case KubesyncNoStore, KubesyncPaged, KubesyncStore:
+	case KubesyncNoStore, KubesyncPaged, KubesyncStore, ExpNoStoreQueue1k, ExpStoreQueue1k, ExpStoreIntern, ExpNoStoreNoGzip:
 		return newKubesync(kind, wl, cfg)
-	case Informer, InformerStrip:
+	case Informer, InformerStrip, ExpInformerNoGzip:
 		return newInformer(kind == InformerStrip, wl, cfg)
 	case PagedList:
 		cs, err := kubernetes.NewForConfig(cfg)
@@ -205,7 +246,6 @@ type tracker struct {
 	needInSync bool // the contender's own status must be InSync too
 	inSync     bool
 	leftInSync bool
-	watchErrs  int
 	done       chan struct{}
 	doneAt     time.Time
 }
@@ -219,7 +259,7 @@ func (t *tracker) arm(token string, expected int) {
 	defer t.mu.Unlock()
 	t.token, t.expected = token, expected
 	t.seen = map[string]struct{}{}
-	t.leftInSync, t.watchErrs = false, 0
+	t.leftInSync = false
 	t.done, t.doneAt = make(chan struct{}), time.Time{}
 	t.armed.Store(true)
 	t.checkLocked()
@@ -246,12 +286,6 @@ func (t *tracker) status(inSync bool) {
 	}
 	t.inSync = inSync
 	t.checkLocked()
-}
-
-func (t *tracker) watchError() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.watchErrs++
 }
 
 func (t *tracker) checkLocked() {
@@ -290,7 +324,7 @@ type kubesync struct {
 type kubesyncCallbacks struct {
 	store   *snapshot.Store // nil: count only
 	kind    string
-	objects int
+	objects atomic.Int64
 	synced  chan struct{}
 	once    sync.Once
 	tr      *tracker
@@ -313,9 +347,9 @@ func (k *kubesyncCallbacks) OnUpdates(ups []syncer.Update) {
 	for i := range ups {
 		switch ups[i].UpdateType {
 		case syncer.KVNew:
-			k.objects++
+			k.objects.Add(1)
 		case syncer.KVDeleted:
-			k.objects--
+			k.objects.Add(-1)
 		}
 	}
 	if k.tr.armed.Load() {
@@ -330,14 +364,24 @@ func (k *kubesyncCallbacks) OnUpdates(ups []syncer.Update) {
 func newKubesync(kind string, wl *workload, cfg *rest.Config) (*kubesync, error) {
 	cb := &kubesyncCallbacks{kind: wl.typ.Kind, synced: make(chan struct{}), tr: newTracker(true)}
 	var opts []syncer.Option
+	typ := wl.typ
 	switch kind {
 	case KubesyncStore:
 		cb.store = snapshot.NewStore()
 	case KubesyncPaged:
 		opts = append(opts, syncer.WithInitialList(syncer.Paged))
+	default:
+		var x []syncer.Option
+		var store, ok bool
+		if x, typ, store, ok = experimentOptions(kind, typ); ok {
+			if store {
+				cb.store = snapshot.NewStore()
+			}
+			opts = append(opts, x...)
+		}
 	}
 	opts = append(opts, syncer.WithPageSize(pageSize))
-	s, err := syncer.New(cfg, []resources.Type{wl.typ}, cb, opts...)
+	s, err := syncer.New(cfg, []resources.Type{typ}, cb, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -356,12 +400,12 @@ func (k *kubesync) sync(ctx context.Context) (int, error) {
 	if k.cb.store != nil {
 		return k.cb.store.Len(k.cb.kind), nil
 	}
-	return k.cb.objects, nil // written by the callback goroutine before InSync
+	return int(k.cb.objects.Load()), nil
 }
 
 func (k *kubesync) arm(token string, expected int) { k.cb.tr.arm(token, expected) }
 
-func (k *kubesync) relisted(ctx context.Context, _ time.Time) (time.Time, int, bool, error) {
+func (k *kubesync) relisted(ctx context.Context) (time.Time, int, bool, error) {
 	at, n, err := k.cb.tr.wait(ctx)
 	k.cb.tr.mu.Lock()
 	saw := k.cb.tr.leftInSync
@@ -400,16 +444,6 @@ func newInformer(strip bool, wl *workload, cfg *rest.Config) (*informer, error) 
 			return nil, err
 		}
 	}
-	if err := i.inf.SetWatchErrorHandler(func(_ *cache.Reflector, err error) {
-		if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
-			i.tr.watchError()
-		}
-		if !errors.Is(err, io.EOF) {
-			fmt.Fprintf(os.Stderr, "informer: watch error: %v\n", err)
-		}
-	}); err != nil {
-		return nil, err
-	}
 	i.reg, err = i.inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { i.added.Add(1); i.tr.observe(obj) },
 		UpdateFunc: func(_, obj any) { i.tr.observe(obj) },
@@ -433,12 +467,9 @@ func (i *informer) sync(ctx context.Context) (int, error) {
 
 func (i *informer) arm(token string, expected int) { i.tr.arm(token, expected) }
 
-func (i *informer) relisted(ctx context.Context, _ time.Time) (time.Time, int, bool, error) {
+func (i *informer) relisted(ctx context.Context) (time.Time, int, bool, error) {
 	at, n, err := i.tr.wait(ctx)
-	i.tr.mu.Lock()
-	saw := i.tr.watchErrs > 0
-	i.tr.mu.Unlock()
-	return at, n, saw, err
+	return at, n, err == nil, err
 }
 
 func (i *informer) stop() {
@@ -477,7 +508,7 @@ func (p *pagedList) sync(ctx context.Context) (int, error) {
 
 func (p *pagedList) arm(token string, expected int) { p.token, p.expected = token, expected }
 
-func (p *pagedList) relisted(ctx context.Context, _ time.Time) (time.Time, int, bool, error) {
+func (p *pagedList) relisted(ctx context.Context) (time.Time, int, bool, error) {
 	_, marked, err := p.list(ctx, p.token)
 	if err != nil {
 		return time.Time{}, marked, true, err
@@ -495,7 +526,7 @@ type baseline struct{ cs kubernetes.Interface }
 
 func (b *baseline) sync(context.Context) (int, error) { return 0, nil }
 func (b *baseline) arm(string, int)                   {}
-func (b *baseline) relisted(context.Context, time.Time) (time.Time, int, bool, error) {
+func (b *baseline) relisted(context.Context) (time.Time, int, bool, error) {
 	return time.Now(), 0, false, nil
 }
 func (b *baseline) stop() { runtime.KeepAlive(b.cs) }

@@ -44,6 +44,9 @@ type Options struct {
 	Exe string
 	// LogDir keeps the control plane's and the contenders' logs.
 	LogDir string
+	// ProfileDir, when set, makes every contender write CPU and heap profiles of
+	// its initial sync there (see ContenderArgs.Profile). It slows the syncs.
+	ProfileDir string
 	// Command is the command line to print in the report.
 	Command string
 	Log     io.Writer
@@ -57,6 +60,9 @@ type RunResult struct {
 	Objects   int
 	Sync      Message
 	Relist    *Message // nil for the baseline
+	// APIServerStartSeconds is how long the restarted apiserver took to answer
+	// /readyz.
+	APIServerStartSeconds float64
 }
 
 // Run starts the control plane, loads it and runs the contenders. It returns the
@@ -148,7 +154,7 @@ func (r RunResult) summary() string {
 	s := fmt.Sprintf("objects %d, synced in %.2fs, peak RSS %s, heap %s",
 		r.Objects, r.Sync.SyncSeconds, mib(r.Sync.Memory.PeakRSS), mib(r.Sync.Memory.HeapInuse))
 	if r.Relist != nil {
-		s += fmt.Sprintf("; relist %.2fs after ready, relist peak %s, changed %d, relisted %v",
+		s += fmt.Sprintf("; relist %.2fs after apiserver start, relist peak %s, changed %d, relisted %v",
 			r.Relist.RelistSeconds, mib(r.Relist.RelistPeakRSS), r.Relist.Changed, r.Relist.Relisted)
 	}
 	return s
@@ -168,35 +174,39 @@ func runOne(ctx context.Context, o Options, cp *controlplane.ControlPlane, etcd 
 	}
 	defer logFile.Close()
 
-	cmd := exec.Command(o.Exe, "contender", "-kind", kind, "-resource", wl.name, "-kubeconfig", kubeconfig)
+	args := []string{"contender", "-kind", kind, "-resource", wl.name, "-kubeconfig", kubeconfig}
+	if o.ProfileDir != "" {
+		args = append(args, "-profile", filepath.Join(o.ProfileDir, fmt.Sprintf("%s-%s-%d", wl.name, kind, run)))
+	}
+	cmd := exec.Command(o.Exe, args...)
 	cmd.Stderr = logFile
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return res, err
 	}
-	stdout, err := cmd.StdoutPipe()
+	// The parent keeps the read end of stdout itself, so that Wait does not close
+	// it before every line was read.
+	stdout, pw, err := os.Pipe()
 	if err != nil {
 		return res, err
 	}
-	if err := cmd.Start(); err != nil {
+	defer stdout.Close()
+	cmd.Stdout = pw
+	err = cmd.Start()
+	pw.Close()
+	if err != nil {
 		return res, err
 	}
-	exited := make(chan error, 1)
-	var once sync.Once
+	exited := make(chan struct{})
 	var waitErr error
-	wait := func() error {
-		once.Do(func() { waitErr = cmd.Wait(); exited <- waitErr })
-		return waitErr
-	}
+	go func() { waitErr = cmd.Wait(); close(exited) }()
 	defer func() {
 		_ = stdin.Close()
-		done := make(chan struct{})
-		go func() { _ = wait(); close(done) }()
 		select {
-		case <-done:
+		case <-exited:
 		case <-time.After(30 * time.Second):
 			_ = cmd.Process.Kill() // the process this run started
-			<-done
+			<-exited
 		}
 	}()
 	errs := make(chan error, 1)
@@ -245,14 +255,16 @@ func runOne(ctx context.Context, o Options, cp *controlplane.ControlPlane, etcd 
 		if err := markInEtcd(ctx, etcd, wl, changed, token); err != nil {
 			return res, err
 		}
+		startedAt := time.Now()
 		if err := cp.StartAPIServer(ctx); err != nil {
 			return res, err
 		}
 		readyAt := time.Now()
+		res.APIServerStartSeconds = readyAt.Sub(startedAt).Seconds()
 		if after := cp.APIServerURL().String(); after != before {
 			return res, fmt.Errorf("the apiserver moved from %s to %s on restart; the contender cannot follow", before, after)
 		}
-		if err := in.write(Command{Type: "ready", ReadyAt: readyAt.UnixNano()}); err != nil {
+		if err := in.write(Command{Type: "ready", StartedAt: startedAt.UnixNano(), ReadyAt: readyAt.UnixNano()}); err != nil {
 			return res, err
 		}
 		m, err := next("relisted", relistTimeout+time.Minute)
@@ -265,20 +277,12 @@ func runOne(ctx context.Context, o Options, cp *controlplane.ControlPlane, etcd 
 		return res, err
 	}
 	select {
-	case err := <-exited:
-		if err != nil {
-			return res, fmt.Errorf("contender exit: %w (log: %s)", err, logPath)
+	case <-exited:
+		if waitErr != nil {
+			return res, fmt.Errorf("contender exit: %w (log: %s)", waitErr, logPath)
 		}
 	case <-time.After(30 * time.Second):
-		go func() { _ = wait() }()
-		select {
-		case err := <-exited:
-			if err != nil {
-				return res, fmt.Errorf("contender exit: %w (log: %s)", err, logPath)
-			}
-		case <-time.After(30 * time.Second):
-			return res, fmt.Errorf("contender did not exit (log: %s)", logPath)
-		}
+		return res, fmt.Errorf("contender did not exit within 30s of the exit command (log: %s)", logPath)
 	}
 	return res, nil
 }

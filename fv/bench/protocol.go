@@ -23,8 +23,9 @@ type Message struct {
 	RelistSeconds float64 `json:"relist_seconds,omitempty"`
 	RelistPeakRSS uint64  `json:"relist_peak_rss,omitempty"`
 	Changed       int     `json:"changed,omitempty"`
-	// Relisted says the contender saw a relist happen (kubesync: its status left
-	// InSync; informers: a watch error; paged list: always).
+	// Relisted says the contender saw a relist happen: kubesync's status left
+	// InSync. Informers and the paged list always relist: the changed objects
+	// can reach them by no other way.
 	Relisted bool `json:"relisted,omitempty"`
 
 	Error string `json:"error,omitempty"`
@@ -33,12 +34,13 @@ type Message struct {
 // Command is what the orchestrator writes on a contender's stdin.
 type Command struct {
 	// Type is "relist" (reset the peak RSS and watch for Expected objects that
-	// carry MarkAnnotation=Token), "ready" (the apiserver is back since ReadyAt,
-	// Unix nanoseconds) or "exit".
-	Type     string `json:"type"`
-	Token    string `json:"token,omitempty"`
-	Expected int    `json:"expected,omitempty"`
-	ReadyAt  int64  `json:"ready_at,omitempty"`
+	// carry MarkAnnotation=Token), "ready" (the apiserver was started again at
+	// StartedAt and answered /readyz at ReadyAt, Unix nanoseconds) or "exit".
+	Type      string `json:"type"`
+	Token     string `json:"token,omitempty"`
+	Expected  int    `json:"expected,omitempty"`
+	StartedAt int64  `json:"started_at,omitempty"`
+	ReadyAt   int64  `json:"ready_at,omitempty"`
 }
 
 // lineWriter writes JSON lines, safe for concurrent use.

@@ -35,19 +35,25 @@ func orchestrate(args []string) int {
 	fs.IntVar(&o.Runs, "runs", 3, "runs of each contender per workload")
 	fs.IntVar(&o.Workers, "workers", 32, "concurrent creates while loading")
 	fs.Float64Var(&o.ChangeFraction, "change", 0.01, "fraction of the objects changed before each relist")
-	contenders := fs.String("contenders", strings.Join(bench.Contenders, ","), "contenders to run, in order")
+	contenders := fs.String("contenders", strings.Join(bench.Contenders, ","),
+		"contenders to run, in order (experimental ones, not run by default: "+strings.Join(bench.Experiments, ", ")+")")
 	fs.StringVar(&o.LogDir, "logdir", "", "folder for the control plane's and contenders' logs (default: a new temporary folder)")
+	fs.StringVar(&o.ProfileDir, "profile", "", "write CPU and heap profiles of every initial sync to this folder (slows the syncs; for analysis, not for the report)")
 	_ = fs.Parse(args)
 	o.Contenders = strings.Split(*contenders, ",")
 	o.Log = os.Stderr
 	o.Command = strings.TrimSpace("go run ./fv/bench/cmd/benchmark " + strings.Join(args, " "))
+	if os.Getenv("MAKELEVEL") != "" && os.Getenv("KUBEBUILDER_ASSETS") != "" {
+		o.Command = "make bench`, that is `KUBEBUILDER_ASSETS=" + os.Getenv("KUBEBUILDER_ASSETS") + " " + o.Command
+	}
 	if o.Runs < 1 {
 		fmt.Fprintln(os.Stderr, "benchmark: -runs must be at least 1")
 		return 2
 	}
 	for _, c := range o.Contenders {
-		if !contains(bench.Contenders, c) {
-			fmt.Fprintf(os.Stderr, "benchmark: unknown contender %q (known: %s)\n", c, strings.Join(bench.Contenders, ", "))
+		if !contains(bench.Contenders, c) && !contains(bench.Experiments, c) {
+			fmt.Fprintf(os.Stderr, "benchmark: unknown contender %q (known: %s; experimental: %s)\n", c,
+				strings.Join(bench.Contenders, ", "), strings.Join(bench.Experiments, ", "))
 			return 2
 		}
 	}
@@ -65,6 +71,13 @@ func orchestrate(args []string) int {
 	} else if err := os.MkdirAll(o.LogDir, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, "benchmark:", err)
 		return 1
+	}
+
+	if o.ProfileDir != "" {
+		if err := os.MkdirAll(o.ProfileDir, 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, "benchmark:", err)
+			return 1
+		}
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -90,13 +103,15 @@ func orchestrate(args []string) int {
 
 func contender(args []string) int {
 	fs := flag.NewFlagSet("benchmark contender", flag.ExitOnError)
-	kind := fs.String("kind", "", "contender: "+strings.Join(bench.Contenders, ", "))
-	resource := fs.String("resource", "", "rolebindings or configmaps")
-	kubeconfig := fs.String("kubeconfig", "", "kubeconfig of the cluster")
+	var a bench.ContenderArgs
+	fs.StringVar(&a.Kind, "kind", "", "contender: "+strings.Join(bench.Contenders, ", "))
+	fs.StringVar(&a.Resource, "resource", "", "rolebindings or configmaps")
+	fs.StringVar(&a.Kubeconfig, "kubeconfig", "", "kubeconfig of the cluster")
+	fs.StringVar(&a.Profile, "profile", "", "path prefix of CPU and heap profiles of the initial sync")
 	_ = fs.Parse(args)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := bench.RunContender(ctx, *kind, *resource, *kubeconfig, os.Stdin, os.Stdout); err != nil {
+	if err := bench.RunContender(ctx, a, os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "contender:", err)
 		return 1
 	}
