@@ -36,10 +36,7 @@ type workload struct {
 
 	newObject func(ns, name string, i, size int) runtime.Object
 	create    func(ctx context.Context, cs kubernetes.Interface, obj runtime.Object) error
-	// listPage lists one page and returns how many items it held, how many of
-	// them carry MarkAnnotation=token, and the continue token.
-	listPage func(ctx context.Context, cs kubernetes.Interface, opts metav1.ListOptions, token string) (n, marked int, cont string, err error)
-	informer func(f informers.SharedInformerFactory) cache.SharedIndexInformer
+	informer  func(f informers.SharedInformerFactory) cache.SharedIndexInformer
 }
 
 var workloads = map[string]*workload{
@@ -56,19 +53,6 @@ var workloads = map[string]*workload{
 			rb := obj.(*rbacv1.RoleBinding)
 			_, err := cs.RbacV1().RoleBindings(rb.Namespace).Create(ctx, rb, metav1.CreateOptions{})
 			return err
-		},
-		listPage: func(ctx context.Context, cs kubernetes.Interface, opts metav1.ListOptions, token string) (int, int, string, error) {
-			l, err := cs.RbacV1().RoleBindings("").List(ctx, opts)
-			if err != nil {
-				return 0, 0, "", err
-			}
-			marked := 0
-			for i := range l.Items {
-				if token != "" && l.Items[i].Annotations[MarkAnnotation] == token {
-					marked++
-				}
-			}
-			return len(l.Items), marked, l.Continue, nil
 		},
 		informer: func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
 			return f.Rbac().V1().RoleBindings().Informer()
@@ -88,23 +72,32 @@ var workloads = map[string]*workload{
 			_, err := cs.CoreV1().ConfigMaps(cm.Namespace).Create(ctx, cm, metav1.CreateOptions{})
 			return err
 		},
-		listPage: func(ctx context.Context, cs kubernetes.Interface, opts metav1.ListOptions, token string) (int, int, string, error) {
-			l, err := cs.CoreV1().ConfigMaps("").List(ctx, opts)
-			if err != nil {
-				return 0, 0, "", err
-			}
-			marked := 0
-			for i := range l.Items {
-				if token != "" && l.Items[i].Annotations[MarkAnnotation] == token {
-					marked++
-				}
-			}
-			return len(l.Items), marked, l.Continue, nil
-		},
 		informer: func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
 			return f.Core().V1().ConfigMaps().Informer()
 		},
 	},
+}
+
+// listPage lists one page with the type's typed (protobuf) client and returns how
+// many items it held, how many of them carry MarkAnnotation with value token, and
+// the continue token.
+func (w *workload) listPage(ctx context.Context, cs kubernetes.Interface, opts metav1.ListOptions, token string) (n, marked int, cont string, err error) {
+	list, err := w.typ.ListerWatcher(resources.Clients{Typed: cs}).ListWithContext(ctx, opts)
+	if err != nil {
+		return 0, 0, "", err
+	}
+	err = meta.EachListItem(list, func(o runtime.Object) error {
+		n++
+		if m, err := meta.Accessor(o); err == nil && token != "" && m.GetAnnotations()[MarkAnnotation] == token {
+			marked++
+		}
+		return nil
+	})
+	lm, lerr := meta.ListAccessor(list)
+	if lerr != nil {
+		return 0, 0, "", lerr
+	}
+	return n, marked, lm.GetContinue(), err
 }
 
 // workloadOrder is the order workloads are run and reported in.
