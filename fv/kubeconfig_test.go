@@ -7,19 +7,14 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/kubesync/kubesync/internal/controlplane"
 )
 
 // writeKubeconfig writes cfg as a kubeconfig file in the spec's temporary folder.
 func writeKubeconfig(cfg *rest.Config) string {
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["fv"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos["fv"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
-	kc.Contexts["fv"] = &clientcmdapi.Context{Cluster: "fv", AuthInfo: "fv"}
-	kc.CurrentContext = "fv"
 	path := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-	Expect(clientcmd.WriteToFile(*kc, path)).To(Succeed())
+	Expect(controlplane.WriteKubeconfig(cfg, path)).To(Succeed())
 	return path
 }
 

@@ -23,9 +23,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kubesync/kubesync/internal/controlplane"
 )
@@ -90,7 +87,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}()
 	cfg := cp.Config()
 	kubeconfig := filepath.Join(o.LogDir, "kubeconfig")
-	if err := writeKubeconfig(cfg, kubeconfig); err != nil {
+	if err := controlplane.WriteKubeconfig(cfg, kubeconfig); err != nil {
 		return nil, err
 	}
 	cs, err := kubernetes.NewForConfig(cfg)
@@ -298,27 +295,6 @@ func tail(path string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-// writeKubeconfig writes cfg (certificates inline) as a kubeconfig file.
-func writeKubeconfig(cfg *rest.Config, path string) error {
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["bench"] = &clientcmdapi.Cluster{
-		Server:                   cfg.Host,
-		CertificateAuthorityData: cfg.CAData,
-		CertificateAuthority:     cfg.CAFile,
-		InsecureSkipTLSVerify:    cfg.Insecure,
-	}
-	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{
-		ClientCertificateData: cfg.CertData,
-		ClientKeyData:         cfg.KeyData,
-		ClientCertificate:     cfg.CertFile,
-		ClientKey:             cfg.KeyFile,
-		Token:                 cfg.BearerToken,
-	}
-	kc.Contexts["bench"] = &clientcmdapi.Context{Cluster: "bench", AuthInfo: "admin"}
-	kc.CurrentContext = "bench"
-	return clientcmd.WriteToFile(*kc, path)
 }
 
 // load creates the workload's namespaces and n objects, workers at a time.
