@@ -45,8 +45,21 @@ func (s *Syncer) handle(ctx context.Context, ev event) {
 	case evError:
 		s.fail(ctx, ts, ev)
 	}
-	obs.Objects(ts.t.Name, ts.ledger.len())
-	obs.TypeStatus(ts.t.Name, ts.status())
+	s.observe(ts)
+}
+
+// observe tells the observer the type's object count and status when they changed:
+// handle runs for every event, and an observer may take a lock per call.
+func (s *Syncer) observe(ts *typeState) {
+	if n := ts.ledger.len(); !ts.observed || n != ts.observedObjects {
+		s.cfg.observer.Objects(ts.t.Name, n)
+		ts.observedObjects = n
+	}
+	if st := ts.status(); !ts.observed || st != ts.observedStatus {
+		s.cfg.observer.TypeStatus(ts.t.Name, st)
+		ts.observedStatus = st
+	}
+	ts.observed = true
 }
 
 // progress records that a live watch reached rv: it is healthy again.
@@ -76,15 +89,10 @@ func (s *Syncer) apply(ts *typeState, o object) {
 		ts.ledger.mark(o.id, ts.epoch) // keep the last value that converted
 		return
 	}
-	old, known := ts.ledger.revision(o.id)
-	if known && old == o.rev {
-		ts.ledger.mark(o.id, ts.epoch)
+	if ts.ledger.seen(o.id, o.rev, ts.epoch) {
 		return
 	}
-	var oldKeys []resources.Key
-	if known {
-		oldKeys = ts.ledger.keys(o.id)
-	}
+	oldKeys := ts.ledger.keys(o.id)
 	newKeys := make([]resources.Key, len(o.kvs))
 	ups := make([]Update, 0, len(o.kvs))
 	for i, kv := range o.kvs {

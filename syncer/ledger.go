@@ -59,13 +59,28 @@ func objectID(namespace, name string) string {
 
 func (l *ledger) len() int { return len(l.entries) }
 
-// revision returns the revision recorded for id.
-func (l *ledger) revision(id string) (string, bool) {
+// seen marks id with epoch if the ledger holds it at rev, and reports whether it
+// does. It is the path of every unchanged object in a relist, so it compares
+// without allocating.
+func (l *ledger) seen(id, rev string, epoch uint32) bool {
 	e, ok := l.entries[id]
-	if !ok {
-		return "", false
+	if !ok || !l.sameRev(id, e, rev) {
+		return false
 	}
-	return l.revOf(id, e), true
+	l.entries[id] = e.withMark(epoch)
+	return true
+}
+
+func (l *ledger) sameRev(id string, e entry, rev string) bool {
+	if e.has(oddRev) {
+		return l.oddRevs[id] == rev
+	}
+	// A packed revision was stored in canonical form: no sign, no leading zero.
+	if rev == "" || (rev[0] == '0' && rev != "0") {
+		return false
+	}
+	n, err := strconv.ParseUint(rev, 10, 64)
+	return err == nil && n == e.rev()
 }
 
 func (l *ledger) revOf(id string, e entry) string {
@@ -75,9 +90,12 @@ func (l *ledger) revOf(id string, e entry) string {
 	return strconv.FormatUint(e.rev(), 10)
 }
 
-// keys returns the keys recorded for id.
+// keys returns the keys recorded for id, or nil if id is unknown.
 func (l *ledger) keys(id string) []resources.Key {
-	e := l.entries[id]
+	e, ok := l.entries[id]
+	if !ok {
+		return nil
+	}
 	return l.keysOf(id, e)
 }
 

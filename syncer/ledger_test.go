@@ -44,7 +44,7 @@ func TestLedgerKeepsOddRevisionsKeysAndMarks(t *testing.T) {
 	l.put("ns/c", "42", []resources.Key{typ.KeyFor("ns", "c")}, 1)
 
 	for id, want := range map[string]string{"ns/a": "opaque-rev", "ns/b": "281474976710656", "ns/c": "42"} {
-		if got, _ := l.revision(id); got != want {
+		if got := l.revOf(id, l.entries[id]); got != want {
 			t.Errorf("revision(%s) = %q, want %q", id, got, want)
 		}
 	}

@@ -40,6 +40,11 @@ type typeState struct {
 	backoff  wait.Backoff
 	failing  failure // the last sync failure reported, to report each once
 
+	// What the observer was last told.
+	observed        bool
+	observedObjects int
+	observedStatus  SyncStatus
+
 	gen    uint64
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -79,7 +84,6 @@ func (ts *typeState) start(ctx context.Context, events chan<- event, delay time.
 		minWatchLife: ts.cfg.minWatchLife,
 		backoff:      ts.cfg.backoff,
 		events:       events,
-		log:          ts.log,
 	}
 	p := plan{list: ts.needsResync, rv: ts.lastRV, delay: delay, strategy: ts.strategy}
 	if p.list {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/sirupsen/logrus"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -74,7 +73,6 @@ type watcher struct {
 	minWatchLife time.Duration
 	backoff      wait.Backoff
 	events       chan<- event
-	log          logrus.FieldLogger
 }
 
 func (w *watcher) run(ctx context.Context, p plan) {
