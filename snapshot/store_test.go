@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/kubesync/kubesync/internal/fakeapi"
+	"github.com/kubesync/kubesync/syncertest"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/snapshot"
 	"github.com/kubesync/kubesync/syncer"
@@ -31,7 +31,7 @@ var _ = Describe("Store", func() {
 	It("applies a batch atomically: a reader alongside a relist sees the old state or the new one, never a mix", func() {
 		const n = 2000
 		t := resources.Custom(schema.GroupVersionResource{Version: "v1", Resource: "things"}, "Thing", false)
-		api := fakeapi.New(t.GVR.GroupResource())
+		api := syncertest.New(t.GVR.GroupResource())
 		api.Set(names("old", n)...)
 		store := snapshot.NewStore()
 		log := logrus.New()

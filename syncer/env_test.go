@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/kubesync/kubesync/internal/fakeapi"
+	"github.com/kubesync/kubesync/syncertest"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 )
@@ -22,7 +22,7 @@ var testBackoff = wait.Backoff{Duration: 10 * time.Millisecond, Factor: 2, Jitte
 // env is a syncer over fake types named like "a", "b", "c" whose keys are "A/name".
 type env struct {
 	types []resources.Type
-	api   map[string]*fakeapi.Resource
+	api   map[string]*syncertest.Resource
 	rec   *recorder
 	s     *syncer.Syncer
 	stop  context.CancelFunc
@@ -33,10 +33,10 @@ func fakeType(name string) resources.Type {
 }
 
 func newEnv(names []string, opts ...syncer.Option) *env {
-	e := &env{api: map[string]*fakeapi.Resource{}, rec: newRecorder()}
+	e := &env{api: map[string]*syncertest.Resource{}, rec: newRecorder()}
 	for _, n := range names {
 		e.types = append(e.types, fakeType(n))
-		e.api[n] = fakeapi.New(schema.GroupResource{Resource: n})
+		e.api[n] = syncertest.New(schema.GroupResource{Resource: n})
 	}
 	return e.with(opts...)
 }

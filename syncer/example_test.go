@@ -8,7 +8,7 @@ import (
 	"github.com/sirupsen/logrus"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/kubesync/kubesync/internal/fakeapi"
+	"github.com/kubesync/kubesync/syncertest"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 )
@@ -32,7 +32,7 @@ func (p printer) OnUpdates(ups []syncer.Update) {
 // A syncer reports a snapshot, then updates, with its status. Against a cluster,
 // pass a *rest.Config and drop WithListerWatcher; here an in-memory API serves.
 func Example() {
-	api := fakeapi.New(resources.Nodes.GVR.GroupResource())
+	api := syncertest.New(resources.Nodes.GVR.GroupResource())
 	api.Set("node-a", "node-b")
 
 	quiet := logrus.New()

@@ -1,4 +1,4 @@
-package fakeapi
+package syncertest
 
 import (
 	"context"
@@ -262,7 +262,7 @@ func (r *Resource) broadcast(e watch.Event) {
 		select {
 		case s.ch <- e:
 		default:
-			panic(fmt.Sprintf("fakeapi: watch buffer of %s is full", r.gr))
+			panic(fmt.Sprintf("syncertest: watch buffer of %s is full", r.gr))
 		}
 	}
 }
