@@ -8,9 +8,9 @@ import (
 	"github.com/sirupsen/logrus"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/kubesync/kubesync/syncertest"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
+	"github.com/kubesync/kubesync/syncertest"
 )
 
 // printer is the smallest consumer: it prints what it is told.
