@@ -4,6 +4,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/kubesync/kubesync/crds"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 )
@@ -26,7 +27,7 @@ var _ = Describe("CRD deleted at runtime", Ordered, func() {
 		consistent(ctx, c.Config(), m, types)
 		before := requestsByType(ctx, c.ControlPlane, others)
 
-		crd, err := resources.CRDFor(gone)
+		crd, err := crds.For(gone)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(c.DeleteCRD(ctx, crd.Name)).To(Succeed())
 		Eventually(func() int { return m.Count(gone.Kind, syncer.KVDeleted) }).Should(Equal(30))

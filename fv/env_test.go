@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubesync/kubesync/crds"
 	"github.com/kubesync/kubesync/fv/consistency"
 	"github.com/kubesync/kubesync/internal/controlplane"
 	"github.com/kubesync/kubesync/internal/samples"
@@ -30,7 +31,7 @@ type cluster struct {
 // startCluster starts a control plane with the bundled CRDs, stopped when the
 // calling container ends.
 func startCluster(opts ...controlplane.Option) *cluster {
-	crds, err := resources.CRDs()
+	crds, err := crds.All()
 	Expect(err).NotTo(HaveOccurred())
 	ctx, cancel := context.WithTimeout(context.Background(), tenMinutes)
 	defer cancel()

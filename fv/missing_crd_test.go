@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/kubesync/kubesync/crds"
 	"github.com/kubesync/kubesync/fv/harness"
 	"github.com/kubesync/kubesync/internal/bounds"
 	"github.com/kubesync/kubesync/resources"
@@ -21,7 +22,7 @@ var _ = Describe("CRD missing from the start", func() {
 
 	It("syncs the other types, retries the missing one within its backoff bound, and syncs it when it appears", func(ctx SpecContext) {
 		c := startCluster()
-		crd, err := resources.CRDFor(missing)
+		crd, err := crds.For(missing)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(c.DeleteCRD(ctx, crd.Name)).To(Succeed())
 		c.namespace(ctx, "miss")

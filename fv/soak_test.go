@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubesync/kubesync/crds"
 	"github.com/kubesync/kubesync/fv/consistency"
 	"github.com/kubesync/kubesync/fv/harness"
 	"github.com/kubesync/kubesync/internal/bounds"
@@ -67,10 +68,10 @@ var _ = Describe("Leak soak", Label("soak"), Ordered, func() {
 	BeforeAll(func(ctx SpecContext) {
 		duration = soakDuration()
 		c = startCluster()
-		missingCRD, err := resources.CRDFor(missing)
+		missingCRD, err := crds.For(missing)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(c.DeleteCRD(ctx, missingCRD.Name)).To(Succeed())
-		churnedCRD, err = resources.CRDFor(churned)
+		churnedCRD, err = crds.For(churned)
 		Expect(err).NotTo(HaveOccurred())
 		c.namespace(ctx, ns)
 		for _, t := range touched {

@@ -56,20 +56,3 @@ var _ = Describe("Type", func() {
 		Expect(kvs).To(BeEmpty())
 	})
 })
-
-var _ = Describe("Bundled CRDs", func() {
-	It("has one structural CRD per custom type", func() {
-		crds, err := resources.CRDs()
-		Expect(err).NotTo(HaveOccurred())
-		Expect(crds).To(HaveLen(len(resources.Calico())))
-		for _, t := range resources.Calico() {
-			crd, err := resources.CRDFor(t)
-			Expect(err).NotTo(HaveOccurred(), t.Name)
-			Expect(crd.Name).To(Equal(t.Name))
-			Expect(crd.Spec.Scope == "Namespaced").To(Equal(t.Namespaced), t.Name)
-			Expect(crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].XPreserveUnknownFields).To(HaveValue(BeTrue()))
-		}
-		_, err = resources.CRDFor(resources.Pods)
-		Expect(err).To(HaveOccurred())
-	})
-})

@@ -14,8 +14,8 @@ import (
 
 	"github.com/kubesync/kubesync/cmd/kubesync/internal/output"
 	"github.com/kubesync/kubesync/cmd/kubesync/internal/progress"
+	"github.com/kubesync/kubesync/crds"
 	"github.com/kubesync/kubesync/metrics"
-	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 )
 
@@ -117,14 +117,14 @@ func (p watchPlan) restConfig(ctx context.Context, e *env, console *progress.Con
 		cfg, err := loadKubeconfig(p.kubeconfig, p.context)
 		return cfg, nil, err
 	}
-	var crds []*apiextensionsv1.CustomResourceDefinition
+	var defs []*apiextensionsv1.CustomResourceDefinition
 	for _, t := range p.set.Types {
-		if crd, err := resources.CRDFor(t); err == nil {
-			crds = append(crds, crd)
+		if crd, err := crds.For(t); err == nil {
+			defs = append(defs, crd)
 		}
 	}
-	console.Printf("kubesync: starting a local etcd and kube-apiserver with %d CRDs", len(crds))
-	cfg, stop, err := e.startLocal(ctx, crds, io.Discard)
+	console.Printf("kubesync: starting a local etcd and kube-apiserver with %d CRDs", len(defs))
+	cfg, stop, err := e.startLocal(ctx, defs, io.Discard)
 	if err != nil {
 		return nil, nil, err
 	}
