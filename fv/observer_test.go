@@ -8,6 +8,7 @@ import (
 
 // observer counts a syncer's lists by type and reason, and its watch re-opens.
 type observer struct {
+	syncer.NopObserver
 	mu       sync.Mutex
 	lists    map[string]map[string]int
 	reopened map[string]int
@@ -17,13 +18,13 @@ func newObserver() *observer {
 	return &observer{lists: map[string]map[string]int{}, reopened: map[string]int{}}
 }
 
-func (o *observer) Listing(t, reason string) {
+func (o *observer) Listing(t string, reason syncer.ListReason) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.lists[t] == nil {
 		o.lists[t] = map[string]int{}
 	}
-	o.lists[t][reason]++
+	o.lists[t][reason.String()]++
 }
 
 func (o *observer) WatchRestarted(t string) {
@@ -53,7 +54,3 @@ func (o *observer) reasons(t string) map[string]int {
 	return out
 }
 
-func (o *observer) EventReceived(string)                 {}
-func (o *observer) Objects(string, int)                  {}
-func (o *observer) TypeStatus(string, syncer.SyncStatus) {}
-func (o *observer) ConversionFailed(string)              {}

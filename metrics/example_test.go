@@ -19,7 +19,7 @@ func ExampleNew() {
 	}
 	// A syncer reports to it once built with syncer.WithObserver(obs); here we
 	// call it as the syncer would.
-	obs.Listing("pods", "initial")
+	obs.Listing("pods", syncer.ListInitial)
 	obs.Objects("pods", 3)
 	obs.TypeStatus("pods", syncer.InSync)
 

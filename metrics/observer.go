@@ -20,6 +20,7 @@ const numStatuses = int(syncer.InSync) + 1
 // never block on I/O. It is safe for concurrent use, so several syncers may share
 // one Observer if their type names differ.
 type Observer struct {
+	syncer.NopObserver
 	now func() time.Time
 
 	objects      *prometheus.GaugeVec
@@ -113,11 +114,11 @@ func (o *Observer) of(name string) *typeMetrics {
 }
 
 // Listing counts a list of typeName started for reason.
-func (o *Observer) Listing(typeName, reason string) {
+func (o *Observer) Listing(typeName string, reason syncer.ListReason) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.of(typeName)
-	o.lists.WithLabelValues(typeName, reason).Inc()
+	o.lists.WithLabelValues(typeName, reason.String()).Inc()
 }
 
 // WatchRestarted counts a watch of typeName re-opened from its last revision.

@@ -36,10 +36,10 @@ var _ = Describe("Observer", func() {
 	}
 
 	It("counts lists by type and reason", func() {
-		obs.Listing("pods", "initial")
-		obs.Listing("pods", "expired")
-		obs.Listing("pods", "expired")
-		obs.Listing("nodes", "initial")
+		obs.Listing("pods", syncer.ListInitial)
+		obs.Listing("pods", syncer.ListExpired)
+		obs.Listing("pods", syncer.ListExpired)
+		obs.Listing("nodes", syncer.ListInitial)
 		compare(`
 # HELP kubesync_lists_total Lists started per resource type; reason "initial" is the first list, any other reason a relist.
 # TYPE kubesync_lists_total counter
@@ -157,7 +157,7 @@ kubesync_type_status{status="WaitForDatastore",type="pods"} 0
 				defer GinkgoRecover()
 				name := []string{"pods", "nodes"}[i%2]
 				for j := range 200 {
-					obs.Listing(name, "initial")
+					obs.Listing(name, syncer.ListInitial)
 					obs.EventReceived(name)
 					obs.Objects(name, j)
 					obs.TypeStatus(name, syncer.SyncStatus(j%3))

@@ -1,6 +1,8 @@
 package syncer
 
 import (
+	"strconv"
+
 	"github.com/kubesync/kubesync/resources"
 )
 
@@ -25,7 +27,7 @@ func (s SyncStatus) String() string {
 	case InSync:
 		return "InSync"
 	}
-	return "SyncStatus(" + string('0'+rune(s)) + ")"
+	return "SyncStatus(" + strconv.Itoa(int(s)) + ")"
 }
 
 // UpdateType says how a KVPair changed.
@@ -49,7 +51,7 @@ func (u UpdateType) String() string {
 	case KVDeleted:
 		return "Deleted"
 	}
-	return "UpdateType(" + string('0'+rune(u)) + ")"
+	return "UpdateType(" + strconv.Itoa(int(u)) + ")"
 }
 
 // Update is one change to one key.
@@ -77,9 +79,20 @@ type ParseFailureHandler interface {
 }
 
 // SyncFailureHandler is optionally implemented by Callbacks to hear about a type
-// that cannot be synced right now, such as one the client may not list (403) or
-// one whose API is not served (404). Such a type counts as synced so that the
-// others can reach InSync; it is retried with backoff.
+// that cannot be synced right now: one the client may not list or watch (403), a
+// client whose credentials are refused (401), or a type whose API is not served
+// (404). It is called once per failure episode, not once per retry; FailureOf(err)
+// tells which. Such a type counts as synced so that the others can reach InSync; a
+// forbidden or unauthorized type keeps what it had, a missing one is reported
+// empty. It is retried with backoff.
 type SyncFailureHandler interface {
 	OnSyncFailed(typeName string, err error)
+}
+
+// SyncRecoveryHandler is optionally implemented by Callbacks to hear that a type
+// reported through OnSyncFailed works again: its list completed, or, when only its
+// watch failed, a watch was opened. It is called once per episode, after the
+// updates of the list that ended it.
+type SyncRecoveryHandler interface {
+	OnSyncRecovered(typeName string)
 }

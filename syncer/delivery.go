@@ -1,76 +1,107 @@
 package syncer
 
 // delivery is one callback call waiting for the consumer. The queue of deliveries is
-// FIFO, which is what flushes pending updates before a later status change.
-type delivery struct {
+// FIFO, which is what flushes pending updates before a later status change. The
+// marker method seals the union: only the kinds below are deliveries.
+type delivery interface{ isDelivery() }
+
+// statusChange is a call to OnStatusUpdated.
+type statusChange struct{ status SyncStatus }
+
+// updateBatch is a call to OnUpdates. A whole batch carries a relist: it is
+// delivered in one call, so nothing is ever appended to it.
+type updateBatch struct {
 	updates []Update
-	// whole marks the batch of a relist: it is delivered in one call, so nothing is
-	// ever appended to it.
-	whole bool
+	whole   bool
+}
 
-	isStatus bool
-	status   SyncStatus
-
+// parseFailure is a call to OnParseFailed.
+type parseFailure struct {
 	typeName string
 	object   any
 	err      error
-	failure  deliveryFailure
 }
 
-type deliveryFailure uint8
+// syncFailure is a call to OnSyncFailed.
+type syncFailure struct {
+	typeName string
+	err      error
+}
 
-const (
-	noFailure deliveryFailure = iota
-	parseFailure
-	syncFailure
-)
+// syncRecovery is a call to OnSyncRecovered.
+type syncRecovery struct{ typeName string }
+
+func (statusChange) isDelivery() {}
+func (*updateBatch) isDelivery() {}
+func (parseFailure) isDelivery() {}
+func (syncFailure) isDelivery()  {}
+func (syncRecovery) isDelivery() {}
 
 func (s *Syncer) enqueue(d delivery) {
 	s.queue = append(s.queue, d)
-	s.queued += len(d.updates)
+	if b, ok := d.(*updateBatch); ok {
+		s.queued += len(b.updates)
+	}
 }
 
 // enqueueUpdates adds updates to the queue in batches of at most maxBatch, filling
 // the last queued batch first: while the consumer is busy, updates coalesce.
 func (s *Syncer) enqueueUpdates(ups []Update) {
 	for len(ups) > 0 {
-		if n := len(s.queue); n > 0 {
-			last := &s.queue[n-1]
-			if !last.isStatus && last.failure == noFailure && !last.whole && len(last.updates) < s.cfg.maxBatch {
-				k := min(s.cfg.maxBatch-len(last.updates), len(ups))
-				last.updates = append(last.updates, ups[:k]...)
-				s.queued += k
-				ups = ups[k:]
-				continue
-			}
+		if last := s.openBatch(); last != nil {
+			k := min(s.cfg.maxBatch-len(last.updates), len(ups))
+			last.updates = append(last.updates, ups[:k]...)
+			s.queued += k
+			ups = ups[k:]
+			continue
 		}
 		k := min(s.cfg.maxBatch, len(ups))
 		batch := make([]Update, k, min(s.cfg.maxBatch, max(k, 16)))
 		copy(batch, ups[:k])
-		s.enqueue(delivery{updates: batch})
+		s.enqueue(&updateBatch{updates: batch})
 		ups = ups[k:]
 	}
 }
 
+// openBatch is the last queued delivery if more updates may join it.
+func (s *Syncer) openBatch() *updateBatch {
+	if len(s.queue) == 0 {
+		return nil
+	}
+	b, ok := s.queue[len(s.queue)-1].(*updateBatch)
+	if !ok || b.whole || len(b.updates) >= s.cfg.maxBatch {
+		return nil
+	}
+	return b
+}
+
 // deliver calls the consumer, one delivery at a time, until the loop closes the
-// channel.
+// channel or the syncer is stopped from inside a callback.
 func (s *Syncer) deliver() {
 	parse, _ := s.cb.(ParseFailureHandler)
 	syncFail, _ := s.cb.(SyncFailureHandler)
+	recovered, _ := s.cb.(SyncRecoveryHandler)
 	for d := range s.deliveries {
-		switch {
-		case d.isStatus:
+		if s.stopped.Load() {
+			return
+		}
+		switch d := d.(type) {
+		case statusChange:
 			s.cb.OnStatusUpdated(d.status)
-		case d.failure == parseFailure:
+		case *updateBatch:
+			s.cb.OnUpdates(d.updates)
+		case parseFailure:
 			if parse != nil {
 				parse.OnParseFailed(d.typeName, d.object, d.err)
 			}
-		case d.failure == syncFailure:
+		case syncFailure:
 			if syncFail != nil {
 				syncFail.OnSyncFailed(d.typeName, d.err)
 			}
-		default:
-			s.cb.OnUpdates(d.updates)
+		case syncRecovery:
+			if recovered != nil {
+				recovered.OnSyncRecovered(d.typeName)
+			}
 		}
 	}
 }

@@ -2,44 +2,105 @@ package syncer
 
 import (
 	"errors"
+	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// failure classifies an error from a list or watch by what the loop must do.
-type failure uint8
+// Failure is why a type cannot be synced right now, as reported to
+// SyncFailureHandler and Observer.SyncFailed.
+type Failure uint8
 
 const (
-	// transient: retry from the same revision after a backoff.
-	transient failure = iota
-	// expired: the revision can no longer be served; relist.
-	expired
-	// missing: the API is not served (a CRD that is not installed).
-	missing
-	// forbidden: the client may not list or watch the type.
-	forbidden
-	// unsupported: the server refused a streaming list; fall back to paging.
-	unsupported
+	// NoFailure: the type syncs, or its error is transient and retried.
+	NoFailure Failure = iota
+	// Forbidden: the client may not list or watch the type (403).
+	Forbidden
+	// Unauthorized: the apiserver refuses the client's credentials (401), e.g. an
+	// expired token.
+	Unauthorized
+	// Missing: the type's API is not served (404), e.g. a CRD that is not installed.
+	Missing
 )
 
-func (f failure) String() string {
-	return [...]string{"transient", "expired", "missing", "forbidden", "unsupported"}[f]
+func (f Failure) String() string {
+	switch f {
+	case NoFailure:
+		return "none"
+	case Forbidden:
+		return "forbidden"
+	case Unauthorized:
+		return "unauthorized"
+	case Missing:
+		return "missing"
+	}
+	return "Failure(" + strconv.Itoa(int(f)) + ")"
 }
 
-func classify(err error) failure {
+// FailureOf classifies an error of a list or watch, such as the one passed to
+// OnSyncFailed.
+func FailureOf(err error) Failure {
+	switch {
+	case apierrors.IsForbidden(err):
+		return Forbidden
+	case apierrors.IsUnauthorized(err):
+		return Unauthorized
+	case apierrors.IsNotFound(err):
+		return Missing
+	}
+	return NoFailure
+}
+
+// errorClass is what the loop must do after an error.
+type errorClass uint8
+
+const (
+	// transient: retry after a backoff, from the same revision.
+	transient errorClass = iota
+	// expired: the revision can no longer be served; relist.
+	expired
+	// denied: a sync failure (Failure says which); reported, retried with backoff.
+	denied
+	// unsupported: the server refused a streaming list; Auto falls back to paging.
+	unsupported
+	// stalled: the server sent nothing for a progress deadline; re-open.
+	stalled
+)
+
+func (c errorClass) String() string {
+	switch c {
+	case transient:
+		return "transient"
+	case expired:
+		return "expired"
+	case denied:
+		return "denied"
+	case unsupported:
+		return "unsupported"
+	case stalled:
+		return "stalled"
+	}
+	return "errorClass(" + strconv.Itoa(int(c)) + ")"
+}
+
+func classify(err error) errorClass {
 	switch {
 	case apierrors.IsResourceExpired(err), apierrors.IsGone(err),
 		apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge):
 		return expired
-	case apierrors.IsNotFound(err):
-		return missing
-	case apierrors.IsForbidden(err), apierrors.IsUnauthorized(err):
-		return forbidden
+	case FailureOf(err) != NoFailure:
+		return denied
 	case errors.Is(err, errWatchListUnsupported):
 		return unsupported
+	case errors.Is(err, errNoProgress):
+		return stalled
 	}
 	return transient
 }
 
-var errWatchListUnsupported = errors.New("the server does not support streaming lists")
+var (
+	errWatchListUnsupported = errors.New("the server does not support streaming lists")
+	errStreamEnded          = errors.New("the stream ended before its initial events did")
+	errNoProgress           = errors.New("no event or bookmark from the server within the progress deadline")
+)

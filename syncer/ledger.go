@@ -175,3 +175,11 @@ func (l *ledger) sweep(epoch uint32, gone func(id string, keys []resources.Key, 
 		}
 	}
 }
+
+// clear forgets every object and calls gone for each.
+func (l *ledger) clear(gone func(keys []resources.Key, rev string)) {
+	for id := range l.entries {
+		keys, rev := l.remove(id)
+		gone(keys, rev)
+	}
+}

@@ -144,14 +144,15 @@ var _ = Describe("The syncer loop", func() {
 
 // listings is an Observer that records Listing calls.
 type listings struct {
+	syncer.NopObserver
 	mu   sync.Mutex
 	seen []string
 }
 
-func (l *listings) Listing(t, reason string) {
+func (l *listings) Listing(t string, reason syncer.ListReason) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.seen = append(l.seen, t+"/"+reason)
+	l.seen = append(l.seen, t+"/"+reason.String())
 }
 
 func (l *listings) get() []string {
@@ -159,12 +160,6 @@ func (l *listings) get() []string {
 	defer l.mu.Unlock()
 	return slices.Clone(l.seen)
 }
-
-func (*listings) WatchRestarted(string)                {}
-func (*listings) EventReceived(string)                 {}
-func (*listings) Objects(string, int)                  {}
-func (*listings) TypeStatus(string, syncer.SyncStatus) {}
-func (*listings) ConversionFailed(string)              {}
 
 var _ = Describe("Observers", func() {
 	It("report to every observer given", func() {

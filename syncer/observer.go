@@ -2,28 +2,63 @@ package syncer
 
 // Observer hears about a Syncer's activity per type, e.g. to export metrics. Its
 // methods are called from the syncer's loop goroutine and must not block.
+//
+// Embed NopObserver in an implementation: methods added to Observer later then
+// default to doing nothing instead of breaking the build.
 type Observer interface {
-	// Listing reports that a type starts a list; reason is one of "initial",
-	// "expired", "reappeared", "errors", "forced" or "retry".
-	Listing(typeName, reason string)
+	// Listing reports that a type starts a list, and why.
+	Listing(typeName string, reason ListReason)
 	// WatchRestarted reports a watch re-opened from its last revision.
 	WatchRestarted(typeName string)
 	// EventReceived reports an event from the apiserver (an object or a bookmark).
 	EventReceived(typeName string)
 	// Objects reports the number of objects the type holds now.
 	Objects(typeName string, n int)
-	// TypeStatus reports the type's own status.
+	// TypeStatus reports the type's own status. It changes during a relist of the
+	// type even after the aggregate status has reached InSync.
 	TypeStatus(typeName string, status SyncStatus)
 	// ConversionFailed reports an object that failed conversion.
 	ConversionFailed(typeName string)
+	// SyncFailed reports the start of a failure episode of a type: once, not once
+	// per retry, and again only if the failure changes.
+	SyncFailed(typeName string, f Failure)
+	// SyncRecovered reports the end of a type's failure episode.
+	SyncRecovered(typeName string)
 }
+
+// NopObserver does nothing. Embed it in an Observer to implement only what you need.
+type NopObserver struct{}
+
+// Listing does nothing.
+func (NopObserver) Listing(string, ListReason) {}
+
+// WatchRestarted does nothing.
+func (NopObserver) WatchRestarted(string) {}
+
+// EventReceived does nothing.
+func (NopObserver) EventReceived(string) {}
+
+// Objects does nothing.
+func (NopObserver) Objects(string, int) {}
+
+// TypeStatus does nothing.
+func (NopObserver) TypeStatus(string, SyncStatus) {}
+
+// ConversionFailed does nothing.
+func (NopObserver) ConversionFailed(string) {}
+
+// SyncFailed does nothing.
+func (NopObserver) SyncFailed(string, Failure) {}
+
+// SyncRecovered does nothing.
+func (NopObserver) SyncRecovered(string) {}
 
 // observers reports to each of several Observers in turn.
 type observers []Observer
 
-func (os observers) Listing(t, reason string) {
+func (os observers) Listing(t string, r ListReason) {
 	for _, o := range os {
-		o.Listing(t, reason)
+		o.Listing(t, r)
 	}
 }
 
@@ -57,11 +92,14 @@ func (os observers) ConversionFailed(t string) {
 	}
 }
 
-type nopObserver struct{}
+func (os observers) SyncFailed(t string, f Failure) {
+	for _, o := range os {
+		o.SyncFailed(t, f)
+	}
+}
 
-func (nopObserver) Listing(string, string)        {}
-func (nopObserver) WatchRestarted(string)         {}
-func (nopObserver) EventReceived(string)          {}
-func (nopObserver) Objects(string, int)           {}
-func (nopObserver) TypeStatus(string, SyncStatus) {}
-func (nopObserver) ConversionFailed(string)       {}
+func (os observers) SyncRecovered(t string) {
+	for _, o := range os {
+		o.SyncRecovered(t)
+	}
+}

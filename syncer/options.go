@@ -1,11 +1,15 @@
 package syncer
 
 import (
+	"errors"
+	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/sirupsen/logrus"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/clock"
 
 	"github.com/kubesync/kubesync/resources"
 )
@@ -24,37 +28,94 @@ const (
 	Paged
 )
 
-func (l InitialList) String() string { return [...]string{"auto", "watchlist", "paged"}[l] }
+func (l InitialList) String() string {
+	switch l {
+	case Auto:
+		return "auto"
+	case WatchList:
+		return "watchlist"
+	case Paged:
+		return "paged"
+	}
+	return "InitialList(" + strconv.Itoa(int(l)) + ")"
+}
 
 // Option configures a Syncer.
 type Option func(*config)
 
 type config struct {
-	log            logrus.FieldLogger
-	initialList    InitialList
-	pageSize       int64
-	maxBatch       int
-	maxQueued      int
-	backoff        wait.Backoff
-	errorsToResync int
-	minWatchLife   time.Duration
-	listerWatcher  func(resources.Type) (cache.ListerWatcherWithContext, error)
-	observer       Observer
+	log                  logrus.FieldLogger
+	initialList          InitialList
+	pageSize             int64
+	maxBatch             int
+	maxQueued            int
+	backoff              wait.Backoff
+	errorsToResync       int
+	minWatchLife         time.Duration
+	progressTimeout      time.Duration
+	initialEventsTimeout time.Duration
+	watchTimeout         time.Duration
+	listerWatcher        func(resources.Type) (cache.ListerWatcherWithContext, error)
+	observer             Observer
+	clock                clock.WithDelayedExecution
 }
 
 func defaults() config {
 	return config{
-		log:            logrus.StandardLogger(),
-		initialList:    Auto,
-		pageSize:       500,
-		maxBatch:       1000,
-		maxQueued:      10_000,
-		backoff:        DefaultBackoff(),
-		errorsToResync: 5,
-		minWatchLife:   time.Second,
-		observer:       nopObserver{},
+		log:                  logrus.StandardLogger(),
+		initialList:          Auto,
+		pageSize:             500,
+		maxBatch:             1000,
+		maxQueued:            10_000,
+		backoff:              DefaultBackoff(),
+		errorsToResync:       5,
+		minWatchLife:         30 * time.Second,
+		progressTimeout:      DefaultWatchProgressTimeout,
+		initialEventsTimeout: 10 * time.Second,
+		watchTimeout:         5 * time.Minute,
+		observer:             NopObserver{},
+		clock:                clock.RealClock{},
 	}
 }
+
+// DefaultWatchProgressTimeout is how long a watch may stay silent before it is
+// taken for dead. kube-apiserver's watch cache sends every watcher a bookmark about
+// once a minute, so three minutes tolerate two lost bookmarks on a loaded server,
+// yet notice a half-open connection well before the watch's own timeout (5 to 10
+// minutes), which HTTP/1.1 would otherwise be left waiting for.
+const DefaultWatchProgressTimeout = 3 * time.Minute
+
+// validate names the first option whose value the syncer cannot run with.
+func (c *config) validate() error {
+	b := c.backoff
+	checks := []struct {
+		bad    bool
+		option string
+		why    string
+	}{
+		{c.pageSize < 1, "WithPageSize", "must be at least 1"},
+		{c.maxBatch < 1, "WithMaxBatch", "must be at least 1"},
+		{c.maxQueued < 1, "WithMaxQueued", "must be at least 1"},
+		{c.errorsToResync < 1, "WithErrorsToResync", "must be at least 1"},
+		{c.minWatchLife < 0, "WithMinWatchLife", "must not be negative"},
+		{c.progressTimeout <= 0, "WithWatchProgressTimeout", "must be positive"},
+		{c.initialEventsTimeout <= 0, "WithInitialEventsTimeout", "must be positive"},
+		{c.initialList > Paged, "WithInitialList", "is not Auto, WatchList or Paged"},
+		{b.Duration <= 0, "WithBackoff", "Duration must be positive"},
+		{b.Factor < 0 || b.Jitter < 0, "WithBackoff", "Factor and Jitter must not be negative"},
+		{b.Factor > 1 && b.Cap <= 0, "WithBackoff", "a growing backoff needs a Cap"},
+		{c.log == nil, "WithLogger", "must not be nil"},
+		{c.observer == nil, "WithObserver", "must not be nil"},
+	}
+	for _, ch := range checks {
+		if ch.bad {
+			return fmt.Errorf("syncer: %s: %s", ch.option, ch.why)
+		}
+	}
+	return nil
+}
+
+var errNilCallbacks = errors.New("syncer: nil Callbacks")
 
 // DefaultBackoff is the retry backoff of a Syncer without WithBackoff: from 500ms,
 // doubling, with 20% jitter, up to 30s.
@@ -80,17 +141,35 @@ func WithMaxBatch(n int) Option { return func(c *config) { c.maxBatch = n } }
 // catches up.
 func WithMaxQueued(n int) Option { return func(c *config) { c.maxQueued = n } }
 
-// WithBackoff sets the retry backoff for failing lists and watches: exponential with
-// jitter, up to Cap. Steps is ignored: retries never stop.
+// WithBackoff sets the retry backoff of each type (default DefaultBackoff): every
+// request of a failing type waits the next step, from Duration, times Factor, up to
+// Cap, lengthened by up to Jitter. Only a watch that stayed open for the minimum
+// watch life resets it. Steps is ignored: retries never stop.
 func WithBackoff(b wait.Backoff) Option { return func(c *config) { c.backoff = b } }
 
 // WithErrorsToResync sets how many consecutive watch errors at one revision make a
 // type relist (default 5).
 func WithErrorsToResync(n int) Option { return func(c *config) { c.errorsToResync = n } }
 
-// WithMinWatchLife sets how long a watch must live for its clean end to be re-opened
-// at once; a watch that ends sooner is re-opened after a backoff (default 1s).
+// WithMinWatchLife sets how long a watch must stay open to count as healthy
+// (default 30s): its end is re-opened at once and resets the type's backoff. A
+// watch that ends or fails sooner is retried after the next backoff step.
 func WithMinWatchLife(d time.Duration) Option { return func(c *config) { c.minWatchLife = d } }
+
+// WithWatchProgressTimeout sets how long a watch, or a request of a list, may go
+// without a byte of progress (an event, a bookmark, a page) before it is closed and
+// retried (default DefaultWatchProgressTimeout). This is what notices a
+// half-open connection.
+func WithWatchProgressTimeout(d time.Duration) Option {
+	return func(c *config) { c.progressTimeout = d }
+}
+
+// WithInitialEventsTimeout sets how long a streaming list (WatchList) may go
+// without an event before its initial-events-end bookmark (default 10s). Past it,
+// Auto falls back to paged lists for the type; WatchList retries.
+func WithInitialEventsTimeout(d time.Duration) Option {
+	return func(c *config) { c.initialEventsTimeout = d }
+}
 
 // WithListerWatcher replaces the API clients: fn returns the lister/watcher of each
 // type. With it, New accepts a nil rest.Config. It serves tests and callers that
@@ -104,7 +183,7 @@ func WithListerWatcher(fn func(resources.Type) (cache.ListerWatcherWithContext, 
 func WithObserver(o Observer) Option {
 	return func(c *config) {
 		switch cur := c.observer.(type) {
-		case nopObserver:
+		case NopObserver:
 			c.observer = o
 		case observers:
 			c.observer = append(cur, o)
@@ -113,3 +192,7 @@ func WithObserver(o Observer) Option {
 		}
 	}
 }
+
+// withClock replaces the clock behind every delay and deadline, so that specs can
+// count requests over a window of fake time.
+func withClock(c clock.WithDelayedExecution) Option { return func(cfg *config) { cfg.clock = c } }

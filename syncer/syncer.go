@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
+	"sync/atomic"
 
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -26,16 +28,20 @@ type Syncer struct {
 	relists    chan relistRequest
 	deliveries chan delivery
 
-	mu      sync.Mutex
-	started bool
-	cancel  context.CancelFunc
-	done    chan struct{}
+	mu       sync.Mutex
+	started  bool
+	cancel   context.CancelFunc
+	loopDone chan struct{} // closed when the loop and every watcher have exited
+	done     chan struct{} // closed when the deliver goroutine has exited too
+	deliverG atomic.Uint64 // the goroutine that calls the callbacks
+	stopped  atomic.Bool
 
 	// Loop state, owned by the loop goroutine.
 	queue    []delivery
 	queued   int
 	status   SyncStatus
 	reported bool
+	inSync   bool // InSync was reported: a later relist of one type does not undo it
 }
 
 type relistRequest struct {
@@ -54,8 +60,12 @@ func New(restCfg *rest.Config, types []resources.Type, cb Callbacks, opts ...Opt
 	for _, o := range opts {
 		o(&cfg)
 	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	cfg.backoff.Steps = math.MaxInt32 // Steps is ignored: wait.Backoff stops growing at 0
 	if cb == nil {
-		return nil, errors.New("syncer: nil Callbacks")
+		return nil, errNilCallbacks
 	}
 	if len(types) == 0 {
 		return nil, errors.New("syncer: no resource types to watch")
@@ -129,29 +139,38 @@ func (s *Syncer) Start(ctx context.Context) {
 	}
 	s.started = true
 	ctx, s.cancel = context.WithCancel(ctx)
-	s.done = make(chan struct{})
+	s.loopDone, s.done = make(chan struct{}), make(chan struct{})
 	delivered := make(chan struct{})
 	go func() {
 		defer close(delivered)
+		s.deliverG.Store(goroutineID())
 		s.deliver()
 	}()
 	go func() {
 		defer close(s.done)
 		s.run(ctx)
+		close(s.loopDone)
 		<-delivered
 	}()
 }
 
 // Stop closes every watch and returns once every goroutine of the syncer has
-// exited, including a callback in progress.
+// exited, including a callback in progress. Called from inside a callback, it
+// returns once the loop and every watch have stopped; the callback that called it
+// is the last one, and its goroutine exits when it returns.
 func (s *Syncer) Stop() {
 	s.mu.Lock()
-	cancel, done := s.cancel, s.done
+	cancel, loopDone, done := s.cancel, s.loopDone, s.done
 	s.mu.Unlock()
 	if cancel == nil {
 		return
 	}
+	s.stopped.Store(true)
 	cancel()
+	if goroutineID() == s.deliverG.Load() {
+		<-loopDone // waiting for done would wait for this very callback
+		return
+	}
 	<-done
 }
 
@@ -164,7 +183,7 @@ func (s *Syncer) Relist(ctx context.Context, typeName string) error {
 		return fmt.Errorf("syncer: unknown resource type %q", typeName)
 	}
 	s.mu.Lock()
-	done := s.done
+	done := s.loopDone // not s.done: a callback may call Relist while Stop waits for it
 	s.mu.Unlock()
 	if done == nil {
 		return errors.New("syncer: not started")
@@ -215,30 +234,39 @@ func (s *Syncer) run(ctx context.Context) {
 		case req := <-s.relists:
 			ts := s.types[req.idx]
 			ts.stop()
-			ts.requireList("forced")
+			ts.pending = ListForced
 			ts.start(ctx, s.events, 0)
 			close(req.reply)
 		case out <- next:
-			s.queue[0] = delivery{}
+			s.queue[0] = nil
 			s.queue = s.queue[1:]
-			s.queued -= len(next.updates)
+			if b, ok := next.(*updateBatch); ok {
+				s.queued -= len(b.updates)
+			}
 		}
 		s.reportStatus()
 	}
 }
 
-// aggregate is the syncer's status: InSync only when every type has finished its
-// current sync.
+// aggregate is the syncer's status: WaitForDatastore until a type has an answer,
+// InSync once every type has finished its first sync. After that it stays InSync,
+// as Calico's syncers do: a relist of one type arrives as one batch, and the
+// type's own status goes to the Observer.
 func (s *Syncer) aggregate() SyncStatus {
-	contacted, synced := false, true
+	if s.inSync {
+		return InSync
+	}
+	answered, synced := false, true
 	for _, ts := range s.types {
-		contacted = contacted || ts.contacted
-		synced = synced && ts.synced
+		st := ts.status()
+		answered = answered || st != WaitForDatastore
+		synced = synced && st == InSync
 	}
 	switch {
-	case !contacted:
+	case !answered:
 		return WaitForDatastore
 	case synced:
+		s.inSync = true
 		return InSync
 	}
 	return ResyncInProgress
@@ -251,5 +279,5 @@ func (s *Syncer) reportStatus() {
 	}
 	s.status, s.reported = st, true
 	s.cfg.log.WithField("status", st).Info("Sync status changed")
-	s.enqueue(delivery{status: st, isStatus: true})
+	s.enqueue(statusChange{status: st})
 }

@@ -11,6 +11,29 @@ import (
 	"github.com/kubesync/kubesync/resources"
 )
 
+// phase is what a type is doing. Every transition is made in handle.go.
+type phase uint8
+
+const (
+	// waiting: no answer from the apiserver for this type yet.
+	waiting phase = iota
+	// listing: a list (paged or streaming) is under way.
+	listing
+	// watching: the type is in sync and watches, or re-opens its watch.
+	watching
+	// backingOff: a transient error; the next request waits a backoff step.
+	backingOff
+	// missing: the type is not served (404); it counts as synced and empty.
+	missing
+	// refused: the apiserver refuses the type (403) or the client (401); the type
+	// counts as synced and keeps what it had.
+	refused
+)
+
+func (p phase) String() string {
+	return [...]string{"waiting", "listing", "watching", "backing off", "missing", "refused"}[p]
+}
+
 // typeState is the loop's state of one resource type.
 type typeState struct {
 	t      resources.Type
@@ -20,25 +43,25 @@ type typeState struct {
 	ledger *ledger
 	idx    int
 
-	strategy InitialList // WatchList or Paged, once Auto is resolved
+	phase phase
+	// pending says why the next watcher must list first; NoList: watch from lastRV.
+	// Only a completed list clears it.
+	pending ListReason
+	// listed: a list completed once, so a later relist is delivered whole.
+	listed bool
+	// failure: the failure episode reported, to report each once; NoFailure if none.
+	failure Failure
 
-	// needsResync: the next watcher must list first. Only a completed list clears it.
-	needsResync bool
-	reason      string // why the next list happens, for the observer
-
-	contacted  bool // the apiserver has answered for this type
-	listing    bool // between evInitStart and evInitDone
-	synced     bool // the current sync is complete (or the type is missing)
-	everSynced bool // a sync completed once: later relists are delivered whole
-
-	epoch  uint32   // mark of the current list, for mark and sweep
-	relist []Update // changes of a relist of a synced type, held until it completes
-
-	lastRV   string
-	errRV    string // revision of the last consecutive watch errors
-	errCount int
-	backoff  wait.Backoff
-	failing  failure // the last sync failure reported, to report each once
+	strategy   InitialList // WatchList or Paged, once Auto is resolved
+	streamEnds int         // streams in a row that ended before their initial events
+	epoch      uint32      // mark of the current list, for mark and sweep
+	held       heldBatch   // changes of a relist of a listed type, until it completes
+	lastRV     string
+	errRV      string // revision of the last consecutive watch errors
+	errCount   int
+	backoff    wait.Backoff // the one backoff of the type
+	retrying   bool         // the last attempt failed: every request waits a step
+	opened     time.Time    // when the current watch was opened
 
 	// What the observer was last told.
 	observed        bool
@@ -56,39 +79,39 @@ func newTypeState(t resources.Type, lw cache.ListerWatcherWithContext, cfg *conf
 		strategy = WatchList
 	}
 	return &typeState{
-		t:           t,
-		lw:          lw,
-		cfg:         cfg,
-		log:         cfg.log.WithField("type", t.Name),
-		ledger:      newLedger(t),
-		strategy:    strategy,
-		needsResync: true,
-		reason:      "initial",
-		backoff:     cfg.backoff,
-		failing:     transient,
+		t:        t,
+		lw:       lw,
+		cfg:      cfg,
+		log:      cfg.log.WithField("type", t.Name),
+		ledger:   newLedger(t),
+		strategy: strategy,
+		pending:  ListInitial,
+		backoff:  cfg.backoff,
 	}
 }
 
-// start runs a new watcher generation after delay: a list if the type needs a
-// resync, else a watch from the last revision.
+// start runs a new watcher generation after delay: a list if one is pending, else a
+// watch from the last revision. A failing type also waits a step between its list
+// and its watch, so that every request it makes is paced by its backoff.
 func (ts *typeState) start(ctx context.Context, events chan<- event, delay time.Duration) {
 	ts.gen++
 	ctx, ts.cancel = context.WithCancel(ctx)
 	ts.done = make(chan struct{})
 	w := &watcher{
-		idx:          ts.idx,
-		gen:          ts.gen,
-		t:            ts.t,
-		lw:           ts.lw,
-		pageSize:     ts.cfg.pageSize,
-		minWatchLife: ts.cfg.minWatchLife,
-		backoff:      ts.cfg.backoff,
-		events:       events,
+		idx:    ts.idx,
+		gen:    ts.gen,
+		t:      ts.t,
+		lw:     ts.lw,
+		cfg:    ts.cfg,
+		events: events,
 	}
-	p := plan{list: ts.needsResync, rv: ts.lastRV, delay: delay, strategy: ts.strategy}
+	p := plan{list: ts.pending != NoList, rv: ts.lastRV, delay: delay, strategy: ts.strategy}
 	if p.list {
-		ts.log.WithFields(logrus.Fields{"reason": ts.reason, "strategy": p.strategy, "delay": delay}).Debug("Listing")
-		ts.cfg.observer.Listing(ts.t.Name, ts.reason)
+		if ts.retrying {
+			p.watchDelay = ts.backoff.Step()
+		}
+		ts.log.WithFields(logrus.Fields{"reason": ts.pending, "strategy": p.strategy, "delay": delay}).Debug("Listing")
+		ts.cfg.observer.Listing(ts.t.Name, ts.pending)
 	} else {
 		ts.log.WithFields(logrus.Fields{"rv": p.rv, "delay": delay}).Debug("Watching")
 	}
@@ -110,18 +133,28 @@ func (ts *typeState) stop() {
 	ts.cancel, ts.done = nil, nil
 }
 
-// requireList makes the next watcher list first.
-func (ts *typeState) requireList(reason string) {
-	ts.needsResync, ts.reason = true, reason
+// nextDelay is the wait before the type's next request after a watcher ended: none
+// after a healthy watch, which also resets the backoff; the next step otherwise.
+func (ts *typeState) nextDelay(healthy bool) time.Duration {
+	if healthy {
+		ts.backoff, ts.retrying = ts.cfg.backoff, false
+		return 0
+	}
+	ts.retrying = true
+	return ts.backoff.Step()
 }
 
-// status is the type's own status.
+// status is the type's own status: a refused or missing type counts as synced.
 func (ts *typeState) status() SyncStatus {
-	switch {
-	case !ts.contacted:
+	switch ts.phase {
+	case waiting:
 		return WaitForDatastore
-	case ts.synced:
-		return InSync
+	case listing:
+		return ResyncInProgress
+	case backingOff:
+		if ts.pending != NoList {
+			return ResyncInProgress
+		}
 	}
-	return ResyncInProgress
+	return InSync
 }

@@ -2,8 +2,8 @@ package syncer
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -11,8 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
@@ -26,10 +24,11 @@ const (
 	evInitStart   eventKind = iota // a list began answering
 	evInitApply                    // objects of the list
 	evInitDone                     // the list is complete at rv
+	evWatchOpened                  // a watch from rv was opened
 	evApply                        // an object added or modified by the watch
 	evDelete                       // an object deleted by the watch
 	evBookmark                     // the watch reached rv
-	evWatchReopen                  // the watch ended cleanly and is re-opened from rv
+	evWatchEnded                   // the watch ended cleanly at rv
 	evError                        // the watcher stopped with err; the loop decides what next
 )
 
@@ -51,75 +50,57 @@ type event struct {
 	objs []object
 	rv   string
 	err  error
+	// healthy: the watch that ended had stayed open for the minimum watch life.
+	healthy bool
 }
 
 // plan is what one watcher goroutine is asked to do.
 type plan struct {
-	list     bool          // list first (else watch from rv)
-	rv       string        // where to watch from when not listing
-	delay    time.Duration // wait before the first request
-	strategy InitialList   // WatchList or Paged
+	list       bool          // list first (else watch from rv)
+	rv         string        // where to watch from when not listing
+	delay      time.Duration // wait before the first request
+	watchDelay time.Duration // wait between a paged list and its watch
+	strategy   InitialList   // WatchList or Paged
 }
 
-// watcher does all blocking I/O of one type for one generation: it lists (or
-// streams the initial state), then watches, re-opening a watch that ends cleanly.
-// On any error it reports evError and exits; the loop decides what comes next.
+// watcher does all blocking I/O of one type for one generation: a list (or a
+// streamed initial state) if asked, then one watch. However the watch ends, it
+// tells the loop and exits; the loop alone decides what comes next.
 type watcher struct {
-	idx          int
-	gen          uint64
-	t            resources.Type
-	lw           cache.ListerWatcherWithContext
-	pageSize     int64
-	minWatchLife time.Duration
-	backoff      wait.Backoff
-	events       chan<- event
+	idx    int
+	gen    uint64
+	t      resources.Type
+	lw     cache.ListerWatcherWithContext
+	cfg    *config
+	events chan<- event
 }
 
 func (w *watcher) run(ctx context.Context, p plan) {
-	if !sleep(ctx, p.delay) {
+	if !w.sleep(ctx, p.delay) {
+		return
+	}
+	if p.list && p.strategy == WatchList {
+		w.streamThenWatch(ctx)
 		return
 	}
 	rv := p.rv
-	var err error
 	if p.list {
-		if p.strategy == WatchList {
-			rv, err = w.streamThenWatch(ctx)
-		} else {
-			rv, err = w.pagedList(ctx)
+		var err error
+		if rv, err = w.pagedList(ctx); err != nil {
+			w.fail(ctx, event{rv: rv, err: err})
+			return
 		}
-		if err != nil {
-			w.fail(ctx, rv, err)
+		if !w.sleep(ctx, p.watchDelay) {
 			return
 		}
 	}
-	quickEnds := w.backoff
-	for {
-		opened := time.Now()
-		rv, err = w.watch(ctx, rv)
-		if ctx.Err() != nil {
-			return
-		}
-		if err != nil {
-			w.fail(ctx, rv, err)
-			return
-		}
-		if !w.send(ctx, event{kind: evWatchReopen, rv: rv}) {
-			return
-		}
-		// A server that ends every watch at once must not be hammered.
-		if time.Since(opened) < w.minWatchLife {
-			if !sleep(ctx, quickEnds.Step()) {
-				return
-			}
-		} else {
-			quickEnds = w.backoff
-		}
-	}
+	w.watch(ctx, rv)
 }
 
-func (w *watcher) fail(ctx context.Context, rv string, err error) {
+func (w *watcher) fail(ctx context.Context, ev event) {
 	if ctx.Err() == nil {
-		w.send(ctx, event{kind: evError, rv: rv, err: err})
+		ev.kind = evError
+		w.send(ctx, ev)
 	}
 }
 
@@ -140,15 +121,16 @@ func (w *watcher) options() metav1.ListOptions {
 // pagedList lists page by page, handing each page on before fetching the next, so
 // the whole list is never held. The first page is a consistent read (resourceVersion
 // ""), which a 1.37 apiserver serves from its watch cache; later pages follow the
-// continue token, which pins the same revision.
+// continue token, which pins the same revision. A page that makes no progress for
+// the progress deadline fails.
 func (w *watcher) pagedList(ctx context.Context) (string, error) {
 	opts := w.options()
-	opts.Limit = w.pageSize
+	opts.Limit = w.cfg.pageSize
 	if w.t.PageSize > 0 {
 		opts.Limit = w.t.PageSize
 	}
 	for first := true; ; first = false {
-		list, err := w.lw.ListWithContext(ctx, opts)
+		list, err := w.listPage(ctx, opts)
 		if err != nil {
 			return "", err
 		}
@@ -182,23 +164,70 @@ func (w *watcher) pagedList(ctx context.Context) (string, error) {
 	}
 }
 
+func (w *watcher) listPage(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	g := w.guard(ctx, w.cfg.progressTimeout)
+	defer g.stop()
+	list, err := w.lw.ListWithContext(g.ctx, opts)
+	return list, g.explain(err)
+}
+
 // streamThenWatch reads the initial state as a stream of events (WatchList) that
 // ends at a bookmark annotated k8s.io/initial-events-end, then goes on reading the
 // same stream as a watch.
-func (w *watcher) streamThenWatch(ctx context.Context) (string, error) {
+func (w *watcher) streamThenWatch(ctx context.Context) {
 	opts := w.options()
 	opts.SendInitialEvents = ptr.To(true)
 	opts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
 	opts.AllowWatchBookmarks = true
-	wi, err := w.lw.WatchWithContext(ctx, opts)
+	w.session(ctx, opts, "", true)
+}
+
+func (w *watcher) watch(ctx context.Context, rv string) {
+	opts := w.options()
+	opts.ResourceVersion = rv
+	opts.AllowWatchBookmarks = true
+	w.session(ctx, opts, rv, false)
+}
+
+// session opens one watch, reads it to its end and tells the loop how it ended.
+// It carries a randomized timeoutSeconds, as client-go's reflector does, so that a
+// fleet of watchers does not reconnect at one instant.
+func (w *watcher) session(ctx context.Context, opts metav1.ListOptions, rv string, initial bool) {
+	opts.TimeoutSeconds = ptr.To(int64(w.cfg.watchTimeout.Seconds() * (1 + rand.Float64())))
+	timeout := w.cfg.progressTimeout
+	if initial {
+		timeout = w.cfg.initialEventsTimeout
+	}
+	g := w.guard(ctx, timeout)
+	defer g.stop()
+	opened := w.cfg.clock.Now()
+	wi, err := w.lw.WatchWithContext(g.ctx, opts)
 	if err != nil {
-		return "", refusedStream(err)
+		err = g.explain(err)
+		if initial {
+			err = refusedStream(err)
+		}
+		w.fail(ctx, event{rv: rv, err: err})
+		return
 	}
 	defer wi.Stop()
-	if !w.send(ctx, event{kind: evInitStart}) {
-		return "", ctx.Err()
+	first := evWatchOpened
+	if initial {
+		first = evInitStart
 	}
-	return w.consume(ctx, wi, "", true)
+	if !w.send(ctx, event{kind: first, rv: rv}) {
+		return
+	}
+	r := reader{w: w, g: g, initial: initial, rv: rv}
+	err = r.consume(ctx, wi)
+	healthy := w.cfg.clock.Since(opened) >= w.cfg.minWatchLife
+	switch {
+	case ctx.Err() != nil:
+	case err != nil:
+		w.fail(ctx, event{rv: r.rv, err: err, healthy: healthy})
+	default:
+		w.send(ctx, event{kind: evWatchEnded, rv: r.rv, healthy: healthy})
+	}
 }
 
 // refusedStream marks the errors by which a server says it cannot stream lists.
@@ -207,78 +236,6 @@ func refusedStream(err error) error {
 		return fmt.Errorf("%w: %w", errWatchListUnsupported, err)
 	}
 	return err
-}
-
-func (w *watcher) watch(ctx context.Context, rv string) (string, error) {
-	opts := w.options()
-	opts.ResourceVersion = rv
-	opts.AllowWatchBookmarks = true
-	wi, err := w.lw.WatchWithContext(ctx, opts)
-	if err != nil {
-		return rv, err
-	}
-	defer wi.Stop()
-	return w.consume(ctx, wi, rv, false)
-}
-
-var errStreamEnded = errors.New("the stream ended before its initial events did")
-
-// consume reads one watch stream until it ends. With initial set, events up to the
-// initial-events-end bookmark belong to the initial list.
-func (w *watcher) consume(ctx context.Context, wi watch.Interface, rv string, initial bool) (string, error) {
-	for {
-		var e watch.Event
-		var ok bool
-		select {
-		case <-ctx.Done():
-			return rv, ctx.Err()
-		case e, ok = <-wi.ResultChan():
-		}
-		if !ok {
-			if initial {
-				return rv, errStreamEnded
-			}
-			return rv, nil
-		}
-		switch e.Type {
-		case watch.Error:
-			err := apierrors.FromObject(e.Object)
-			if initial && rv == "" {
-				err = refusedStream(err)
-			}
-			return rv, err
-		case watch.Bookmark:
-			m, err := meta.Accessor(e.Object)
-			if err != nil {
-				return rv, fmt.Errorf("%s: bookmark %T: %w", w.t.Name, e.Object, err)
-			}
-			rv = m.GetResourceVersion()
-			kind := evBookmark
-			if initial && m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true" {
-				kind, initial = evInitDone, false
-			}
-			if !w.send(ctx, event{kind: kind, rv: rv}) {
-				return rv, ctx.Err()
-			}
-		case watch.Added, watch.Modified, watch.Deleted:
-			var o object
-			kind := evApply
-			switch {
-			case e.Type == watch.Deleted:
-				o, kind = w.identify(e.Object), evDelete
-			case initial:
-				o, kind = w.convert(e.Object), evInitApply
-			default:
-				o = w.convert(e.Object)
-			}
-			if o.rev != "" {
-				rv = o.rev
-			}
-			if !w.send(ctx, event{kind: kind, objs: []object{o}, rv: rv}) {
-				return rv, ctx.Err()
-			}
-		}
-	}
 }
 
 // convert identifies obj and runs the type's conversion on it. A failure is carried
@@ -314,15 +271,16 @@ func (w *watcher) identify(obj runtime.Object) object {
 	return object{id: objectID(m.GetNamespace(), m.GetName()), rev: m.GetResourceVersion(), uid: m.GetUID()}
 }
 
-// sleep waits for d or until ctx ends; it reports whether ctx is still live.
-func sleep(ctx context.Context, d time.Duration) bool {
+// sleep waits for d on the syncer's clock or until ctx ends; it reports whether ctx
+// is still live.
+func (w *watcher) sleep(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {
 		return ctx.Err() == nil
 	}
-	t := time.NewTimer(d)
+	t := w.cfg.clock.NewTimer(d)
 	defer t.Stop()
 	select {
-	case <-t.C:
+	case <-t.C():
 		return true
 	case <-ctx.Done():
 		return false

@@ -20,6 +20,7 @@ type TypeState struct {
 // Its methods never block for long: they update a map under a mutex. It is safe
 // for concurrent use.
 type Tracker struct {
+	syncer.NopObserver
 	mu    sync.Mutex
 	order []string
 	types map[string]*TypeState
@@ -74,7 +75,7 @@ func (t *Tracker) Failed(name, why string) {
 }
 
 // Listing does nothing: the Tracker keeps no list counts.
-func (t *Tracker) Listing(string, string) {}
+func (t *Tracker) Listing(string, syncer.ListReason) {}
 
 // WatchRestarted does nothing.
 func (t *Tracker) WatchRestarted(string) {}

@@ -1,0 +1,168 @@
+package syncer
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/kubesync/kubesync/resources"
+)
+
+// fail decides what follows a watcher's error. The watcher has exited (or is
+// exiting); the type is restarted alone, by the handler of the error's class.
+func (s *Syncer) fail(ctx context.Context, ts *typeState, ev event) {
+	ts.stop()
+	if ev.rv != "" && ts.pending == NoList {
+		ts.lastRV = ev.rv
+	}
+	class := classify(ev.err)
+	log := ts.log.WithError(ev.err).WithField("failure", class)
+	var delay time.Duration
+	switch class {
+	case expired:
+		delay = s.onExpired(ts, ev, log)
+	case denied:
+		if FailureOf(ev.err) == Missing {
+			delay = s.onMissing(ts, ev, log)
+		} else {
+			delay = s.onRefused(ts, ev, log)
+		}
+	case unsupported:
+		delay = s.onUnsupported(ts, ev, log)
+	case stalled:
+		delay = s.onStalled(ts, ev, log)
+	default:
+		delay = s.onTransient(ts, ev, log)
+	}
+	ts.start(ctx, s.events, delay)
+}
+
+// onExpired: the revision can no longer be served; the type relists.
+func (s *Syncer) onExpired(ts *typeState, ev event, log logrus.FieldLogger) time.Duration {
+	log.Info("Revision expired; relisting this type")
+	ts.pending = ListExpired
+	ts.setPhase(backingOff)
+	return ts.nextDelay(ev.healthy)
+}
+
+// onMissing: the type is not served (a CRD that is absent). It counts as synced and
+// empty: what it had is reported Deleted, and it lists again until it is served.
+func (s *Syncer) onMissing(ts *typeState, ev event, log logrus.FieldLogger) time.Duration {
+	s.syncFailed(ts, Missing, ev.err, log)
+	ts.pending = ListReappeared
+	ts.ledger.clear(func(keys []resources.Key, rev string) {
+		for _, k := range keys {
+			s.emit(ts, deletion(k, rev, ""))
+		}
+	})
+	s.flushHeld(ts)
+	ts.phase = missing
+	return ts.nextDelay(ev.healthy)
+}
+
+// onRefused: the apiserver refuses the type (403) or the client (401). The type
+// counts as synced and keeps what it had; a relist under way keeps its held
+// changes for the attempt that completes. It retries what failed: the list if one
+// was pending, else the watch.
+func (s *Syncer) onRefused(ts *typeState, ev event, log logrus.FieldLogger) time.Duration {
+	s.syncFailed(ts, FailureOf(ev.err), ev.err, log)
+	ts.phase = refused
+	return ts.nextDelay(ev.healthy)
+}
+
+// onUnsupported: the server refused a streaming list. Auto pages from now on.
+func (s *Syncer) onUnsupported(ts *typeState, ev event, log logrus.FieldLogger) time.Duration {
+	if s.cfg.initialList == Auto && ts.strategy == WatchList {
+		log.Info("Streaming lists refused; falling back to paged lists")
+		ts.strategy = Paged
+		return 0
+	}
+	return s.onTransient(ts, ev, log)
+}
+
+// onStalled: the server went silent past a deadline. A streaming list that never
+// reached its initial-events-end bookmark makes Auto page from now on; a watch is
+// re-opened from its last revision.
+func (s *Syncer) onStalled(ts *typeState, ev event, log logrus.FieldLogger) time.Duration {
+	if s.streamingList(ts) {
+		log.Warn("Streaming list stalled before its initial events ended; falling back to paged lists")
+		ts.strategy = Paged
+		return 0
+	}
+	log.Warn("No progress from the server; re-opening")
+	ts.setPhase(backingOff)
+	return ts.nextDelay(ev.healthy)
+}
+
+// onTransient: retry after a backoff step; a watch that keeps failing at one
+// revision relists, and streams that keep ending early make Auto page.
+func (s *Syncer) onTransient(ts *typeState, ev event, log logrus.FieldLogger) time.Duration {
+	ts.setPhase(backingOff)
+	delay := ts.nextDelay(ev.healthy)
+	if ts.pending != NoList {
+		if errors.Is(ev.err, errStreamEnded) && s.streamingList(ts) {
+			if ts.streamEnds++; ts.streamEnds >= streamEndsToFallBack {
+				log.Warn("Streams keep ending before their initial events; falling back to paged lists")
+				ts.strategy = Paged
+			}
+		}
+		log.WithField("delay", delay).Warn("List failed; retrying")
+		if ts.pending != ListExpired && ts.pending != ListInitial {
+			ts.pending = ListRetry
+		}
+		return delay
+	}
+	if ev.rv == ts.errRV {
+		ts.errCount++
+	} else {
+		ts.errRV, ts.errCount = ev.rv, 1
+	}
+	if ts.errCount >= s.cfg.errorsToResync {
+		log.WithField("errors", ts.errCount).Warn("Watch keeps failing at one revision; relisting")
+		ts.pending, ts.errCount = ListErrors, 0
+		return delay
+	}
+	log.WithField("delay", delay).Info("Watch failed; re-watching from the last revision")
+	return delay
+}
+
+// streamEndsToFallBack is how many streaming lists in a row may end before their
+// initial events before Auto pages instead.
+const streamEndsToFallBack = 3
+
+// streamingList reports whether the failed attempt was an Auto streaming list.
+func (s *Syncer) streamingList(ts *typeState) bool {
+	return s.cfg.initialList == Auto && ts.strategy == WatchList && ts.pending != NoList
+}
+
+// syncFailed reports a failure once per episode, and again if it changes.
+func (s *Syncer) syncFailed(ts *typeState, f Failure, err error, log logrus.FieldLogger) {
+	if ts.failure == f {
+		return
+	}
+	log.Warn("Type cannot be synced: " + f.String() + "; retrying with backoff")
+	ts.failure = f
+	s.cfg.observer.SyncFailed(ts.t.Name, f)
+	s.enqueue(syncFailure{typeName: ts.t.Name, err: err})
+}
+
+// recovered ends a failure episode, if one is under way.
+func (s *Syncer) recovered(ts *typeState) {
+	if ts.failure == NoFailure {
+		return
+	}
+	ts.log.WithField("failure", ts.failure).Info("Type recovered")
+	ts.failure = NoFailure
+	s.cfg.observer.SyncRecovered(ts.t.Name)
+	s.enqueue(syncRecovery{typeName: ts.t.Name})
+}
+
+// setPhase moves a type to p, except one that has had no answer yet: it stays
+// waiting, so that an unreachable apiserver reads as WaitForDatastore.
+func (ts *typeState) setPhase(p phase) {
+	if ts.phase != waiting {
+		ts.phase = p
+	}
+}

@@ -1,0 +1,97 @@
+package syncer
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// reader reads one watch stream. With initial set, events up to the
+// initial-events-end bookmark belong to the initial list.
+type reader struct {
+	w       *watcher
+	g       *guard
+	initial bool
+	rv      string
+}
+
+// consume reads until the stream ends: nil for a clean end, else why it ended.
+// The guard's deadline runs only while the reader waits for the server, not while
+// the loop pushes back.
+func (r *reader) consume(ctx context.Context, wi watch.Interface) error {
+	for {
+		var e watch.Event
+		var ok bool
+		select {
+		case <-r.g.ctx.Done():
+			return r.g.explain(r.g.ctx.Err())
+		case e, ok = <-wi.ResultChan():
+		}
+		if r.g.fired.Load() {
+			return errNoProgress // what the stream said after that is an artefact of closing it
+		}
+		if !ok {
+			if r.initial {
+				return errStreamEnded
+			}
+			return nil
+		}
+		r.g.pause()
+		err := r.handle(ctx, e)
+		r.g.resume()
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (r *reader) handle(ctx context.Context, e watch.Event) error {
+	w := r.w
+	switch e.Type {
+	case watch.Error:
+		err := apierrors.FromObject(e.Object)
+		if r.initial && r.rv == "" {
+			err = refusedStream(err)
+		}
+		return err
+	case watch.Bookmark:
+		m, err := meta.Accessor(e.Object)
+		if err != nil {
+			return fmt.Errorf("%s: bookmark %T: %w", w.t.Name, e.Object, err)
+		}
+		r.rv = m.GetResourceVersion()
+		kind := evBookmark
+		if r.initial && m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true" {
+			kind, r.initial = evInitDone, false
+			r.g.timeout = w.cfg.progressTimeout
+		}
+		return r.send(ctx, event{kind: kind, rv: r.rv})
+	case watch.Added, watch.Modified, watch.Deleted:
+		var o object
+		kind := evApply
+		switch {
+		case e.Type == watch.Deleted:
+			o, kind = w.identify(e.Object), evDelete
+		case r.initial:
+			o, kind = w.convert(e.Object), evInitApply
+		default:
+			o = w.convert(e.Object)
+		}
+		if o.rev != "" {
+			r.rv = o.rev
+		}
+		return r.send(ctx, event{kind: kind, objs: []object{o}, rv: r.rv})
+	}
+	return nil
+}
+
+func (r *reader) send(ctx context.Context, ev event) error {
+	if !r.w.send(ctx, ev) {
+		return ctx.Err()
+	}
+	return nil
+}

@@ -1,0 +1,44 @@
+package syncer
+
+import "strconv"
+
+// ListReason is why a type lists. Its String is the "reason" label of the
+// kubesync_lists_total metric.
+type ListReason uint8
+
+const (
+	// NoList: the type watches from its last revision; nothing to list.
+	NoList ListReason = iota
+	// ListInitial: the type's first list.
+	ListInitial
+	// ListExpired: its revision expired (410 Gone, or too large a revision).
+	ListExpired
+	// ListReappeared: a type that was not served (404) is retried.
+	ListReappeared
+	// ListErrors: the watch kept failing at one revision.
+	ListErrors
+	// ListForced: Syncer.Relist asked for it.
+	ListForced
+	// ListRetry: the previous list failed.
+	ListRetry
+)
+
+func (r ListReason) String() string {
+	switch r {
+	case NoList:
+		return "none"
+	case ListInitial:
+		return "initial"
+	case ListExpired:
+		return "expired"
+	case ListReappeared:
+		return "reappeared"
+	case ListErrors:
+		return "errors"
+	case ListForced:
+		return "forced"
+	case ListRetry:
+		return "retry"
+	}
+	return "ListReason(" + strconv.Itoa(int(r)) + ")"
+}
