@@ -3,6 +3,7 @@ module github.com/kubesync/kubesync
 go 1.26.0
 
 require (
+	github.com/google/btree v1.1.3
 	github.com/onsi/ginkgo/v2 v2.34.0
 	github.com/onsi/gomega v1.44.0
 	github.com/prometheus/client_golang v1.25.0

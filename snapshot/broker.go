@@ -4,33 +4,42 @@ import (
 	"context"
 	"sync"
 
-	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 )
 
 // Broker fans one syncer's stream out to any number of subscribers, who may join
-// at any time. Each subscriber first gets the current snapshot (as New updates) and
-// status, then every later change, in order.
+// at any time. Each subscriber first gets the current snapshot (as New updates,
+// kind by kind, in batches) and the status, then every later change, in order.
+//
+// A late subscriber's snapshot is streamed from a frozen copy-on-write view of
+// the Store: joining copies no key, and the changes that arrive while the
+// snapshot streams are held for the subscriber and follow it, without a gap and
+// without a duplicate.
 //
 // A slow subscriber slows neither the syncer nor the others: while it is busy, its
 // pending changes coalesce per key (the latest wins), so it holds at most one
-// pending update per key. It receives everything pending in one call, so a relist,
-// which the syncer delivers whole, still reaches it whole.
+// pending update per key. It receives everything pending in one batch, so a
+// relist, which the syncer delivers whole, still reaches it whole. Once a
+// subscriber has been handed everything, it holds no buffer at all.
+//
+// Give the Broker to a syncer as its Callbacks; read the current state from
+// Store, never write to it.
 type Broker struct {
 	store *Store
 
-	mu   sync.Mutex
-	subs map[*subscription]struct{}
+	mu   sync.Mutex // orders the Store's writes with every subscription's view
+	subs map[*Subscription]struct{}
 }
 
 var _ syncer.Callbacks = (*Broker)(nil)
 
 // NewBroker returns a Broker with an empty Store behind it.
 func NewBroker() *Broker {
-	return &Broker{store: NewStore(), subs: map[*subscription]struct{}{}}
+	return &Broker{store: NewStore(), subs: map[*Subscription]struct{}{}}
 }
 
-// Store returns the Store that holds the broker's current state.
+// Store returns the Store that holds the broker's current state. It is for
+// reading: the Broker writes it.
 func (b *Broker) Store() *Store { return b.store }
 
 // OnUpdates implements syncer.Callbacks.
@@ -39,7 +48,9 @@ func (b *Broker) OnUpdates(updates []syncer.Update) {
 	defer b.mu.Unlock()
 	b.store.OnUpdates(updates)
 	for s := range b.subs {
-		s.add(updates, nil)
+		if !s.add(updates, nil) {
+			delete(b.subs, s)
+		}
 	}
 }
 
@@ -49,113 +60,68 @@ func (b *Broker) OnStatusUpdated(status syncer.SyncStatus) {
 	defer b.mu.Unlock()
 	b.store.OnStatusUpdated(status)
 	for s := range b.subs {
-		s.add(nil, &status)
+		if !s.add(nil, &status) {
+			delete(b.subs, s)
+		}
 	}
+}
+
+// Subscribers returns how many subscriptions are running.
+func (b *Broker) Subscribers() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.subs)
 }
 
 // Subscribe delivers the snapshot and then every change to cb, from a goroutine of
-// its own, until ctx ends. cb's methods are never called concurrently. The returned
-// channel is closed once delivery has stopped.
-func (b *Broker) Subscribe(ctx context.Context, cb syncer.Callbacks) <-chan struct{} {
-	s := &subscription{pending: map[resources.Key]int{}, wake: make(chan struct{}, 1)}
+// its own, until ctx ends or the subscription is dropped (see WithLagLimit).
+// cb's methods are never called concurrently, and each batch's status, if any,
+// follows its updates. The Subscription's Done channel is closed once delivery
+// has stopped.
+func (b *Broker) Subscribe(ctx context.Context, cb syncer.Callbacks, opts ...SubscribeOption) *Subscription {
+	s := b.subscribe(opts)
+	go s.run(ctx, func(batch Batch) {
+		if len(batch.Updates) > 0 {
+			cb.OnUpdates(batch.Updates)
+		}
+		if batch.Status != nil {
+			cb.OnStatusUpdated(*batch.Status)
+		}
+	})
+	return s
+}
+
+// SubscribeBatches is Subscribe with a channel: the snapshot and then every
+// change arrive on the Subscription's Batches channel, which is closed once
+// delivery has stopped (ctx ended, or the subscription was dropped; Err says
+// which). While the reader is busy, what arrives coalesces into the batch it
+// will receive next.
+func (b *Broker) SubscribeBatches(ctx context.Context, opts ...SubscribeOption) *Subscription {
+	s := b.subscribe(opts)
+	s.batches = make(chan Batch)
+	go s.run(ctx, nil)
+	return s
+}
+
+// subscribe registers a subscription whose snapshot is the Store as it is now.
+func (b *Broker) subscribe(opts []SubscribeOption) *Subscription {
+	s := newSubscription(b, opts)
+	var keep func(string) bool
+	if s.kinds != nil {
+		keep = func(kind string) bool { return s.kinds[kind] }
+	}
 	b.mu.Lock()
-	var snapshot []syncer.Update
-	for _, kind := range b.store.Kinds() {
-		for _, kv := range b.store.List(kind) {
-			snapshot = append(snapshot, syncer.Update{KVPair: kv, UpdateType: syncer.KVNew})
-		}
-	}
-	status := b.store.Status()
-	s.add(snapshot, &status)
+	defer b.mu.Unlock()
+	// Under the broker's lock, no batch can fall between the view and the first
+	// change the subscription holds.
+	v, status := b.store.view(keep)
+	s.snap, s.status = v, &status
 	b.subs[s] = struct{}{}
-	b.mu.Unlock()
-
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer func() {
-			b.mu.Lock()
-			delete(b.subs, s)
-			b.mu.Unlock()
-		}()
-		s.deliver(ctx, cb)
-	}()
-	return done
+	return s
 }
 
-// subscription is one subscriber's pending changes.
-type subscription struct {
-	mu      sync.Mutex
-	updates []syncer.Update       // in arrival order; a zero UpdateType marks a dropped slot
-	pending map[resources.Key]int // key → index in updates
-	status  *syncer.SyncStatus
-	wake    chan struct{}
-}
-
-// add merges changes into what is pending. The result, applied after what the
-// subscriber has already seen, gives the same state as applying each change.
-func (s *subscription) add(updates []syncer.Update, status *syncer.SyncStatus) {
-	s.mu.Lock()
-	for _, u := range updates {
-		i, ok := s.pending[u.Key]
-		if !ok {
-			s.pending[u.Key] = len(s.updates)
-			s.updates = append(s.updates, u)
-			continue
-		}
-		prev := s.updates[i].UpdateType
-		switch {
-		case prev == syncer.KVNew && u.UpdateType == syncer.KVDeleted:
-			// Never seen by the subscriber: nothing to tell.
-			s.updates[i] = syncer.Update{}
-			delete(s.pending, u.Key)
-			continue
-		case prev == syncer.KVNew:
-			u.UpdateType = syncer.KVNew
-		case prev == syncer.KVDeleted && u.UpdateType == syncer.KVNew:
-			u.UpdateType = syncer.KVUpdated
-		}
-		s.updates[i] = u
-	}
-	if status != nil {
-		s.status = status
-	}
-	s.mu.Unlock()
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
-}
-
-// take returns everything pending and clears it.
-func (s *subscription) take() ([]syncer.Update, *syncer.SyncStatus) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]syncer.Update, 0, len(s.pending))
-	for _, u := range s.updates {
-		if u.UpdateType != 0 {
-			out = append(out, u)
-		}
-	}
-	status := s.status
-	s.updates, s.status = nil, nil
-	clear(s.pending)
-	return out, status
-}
-
-func (s *subscription) deliver(ctx context.Context, cb syncer.Callbacks) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.wake:
-		}
-		updates, status := s.take()
-		if len(updates) > 0 {
-			cb.OnUpdates(updates)
-		}
-		if status != nil {
-			cb.OnStatusUpdated(*status)
-		}
-	}
+func (b *Broker) unsubscribe(s *Subscription) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.subs, s)
 }

@@ -94,7 +94,7 @@ var _ = Describe("Broker", func() {
 
 		sub := newSubscriber()
 		c, cancel := context.WithCancel(ctx)
-		done := b.Subscribe(c, sub)
+		done := b.Subscribe(c, sub).Done()
 		Eventually(sub.snapshot).Should(Equal(map[resources.Key]string{key("a"): "1", key("b"): "2"}))
 		Eventually(sub.lastStatus).Should(Equal(syncer.InSync))
 

@@ -1,8 +1,10 @@
 package snapshot
 
 import (
+	"slices"
 	"sync"
 
+	"github.com/google/btree"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesync/kubesync/resources"
@@ -14,26 +16,48 @@ import (
 //
 // A batch is applied in place under the write lock: during a relist the Store holds
 // the old state plus the relist's changes, never two full copies.
+//
+// Each kind is an ordered copy-on-write tree, so that a Broker can hand a late
+// subscriber a frozen view of the whole Store in O(1) and stream it from there
+// while the Store moves on.
 type Store struct {
 	mu     sync.RWMutex
-	kinds  map[string]map[name]entry
+	kinds  map[string]*btree.BTreeG[entry]
 	status syncer.SyncStatus
 	onSync chan struct{}
 }
 
-type name struct{ namespace, name string }
-
+// entry is one key's value; the kind is the tree it lives in.
 type entry struct {
-	value    any
-	revision string
-	uid      types.UID
+	namespace, name string
+	value           any
+	revision        string
+	uid             types.UID
 }
+
+func (e entry) kv(kind string) resources.KVPair {
+	return resources.KVPair{
+		Key:   resources.Key{Kind: kind, Namespace: e.namespace, Name: e.name},
+		Value: e.value, Revision: e.revision, UID: e.uid,
+	}
+}
+
+func entryLess(a, b entry) bool {
+	if a.namespace != b.namespace {
+		return a.namespace < b.namespace
+	}
+	return a.name < b.name
+}
+
+// treeDegree: nodes of up to 63 entries keep the tree shallow (three levels at
+// 100,000 keys) and a copy-on-write copy of one node small.
+const treeDegree = 32
 
 var _ syncer.Callbacks = (*Store)(nil)
 
 // NewStore returns an empty Store.
 func NewStore() *Store {
-	return &Store{kinds: map[string]map[name]entry{}, onSync: make(chan struct{})}
+	return &Store{kinds: map[string]*btree.BTreeG[entry]{}, onSync: make(chan struct{})}
 }
 
 // OnUpdates applies a batch atomically.
@@ -42,19 +66,22 @@ func (s *Store) OnUpdates(updates []syncer.Update) {
 	defer s.mu.Unlock()
 	for _, u := range updates {
 		k := u.Key
-		m := s.kinds[k.Kind]
+		t := s.kinds[k.Kind]
 		if u.UpdateType == syncer.KVDeleted {
-			delete(m, name{k.Namespace, k.Name})
-			if len(m) == 0 {
+			if t == nil {
+				continue
+			}
+			t.Delete(entry{namespace: k.Namespace, name: k.Name})
+			if t.Len() == 0 {
 				delete(s.kinds, k.Kind)
 			}
 			continue
 		}
-		if m == nil {
-			m = map[name]entry{}
-			s.kinds[k.Kind] = m
+		if t == nil {
+			t = btree.NewG(treeDegree, entryLess)
+			s.kinds[k.Kind] = t
 		}
-		m[name{k.Namespace, k.Name}] = entry{value: u.Value, revision: u.Revision, uid: u.UID}
+		t.ReplaceOrInsert(entry{namespace: k.Namespace, name: k.Name, value: u.Value, revision: u.Revision, uid: u.UID})
 	}
 }
 
@@ -86,26 +113,31 @@ func (s *Store) Synced() <-chan struct{} { return s.onSync }
 func (s *Store) Get(key resources.Key) (resources.KVPair, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	e, ok := s.kinds[key.Kind][name{key.Namespace, key.Name}]
+	t := s.kinds[key.Kind]
+	if t == nil {
+		return resources.KVPair{}, false
+	}
+	e, ok := t.Get(entry{namespace: key.Namespace, name: key.Name})
 	if !ok {
 		return resources.KVPair{}, false
 	}
-	return resources.KVPair{Key: key, Value: e.value, Revision: e.revision, UID: e.uid}, true
+	return e.kv(key.Kind), true
 }
 
-// List returns every current value of one kind, in no particular order. The values
-// are shared with the Store: treat them as read-only.
+// List returns every current value of one kind, ordered by namespace and name.
+// The values are shared with the Store: treat them as read-only.
 func (s *Store) List(kind string) []resources.KVPair {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	m := s.kinds[kind]
-	out := make([]resources.KVPair, 0, len(m))
-	for n, e := range m {
-		out = append(out, resources.KVPair{
-			Key:   resources.Key{Kind: kind, Namespace: n.namespace, Name: n.name},
-			Value: e.value, Revision: e.revision, UID: e.uid,
-		})
+	t := s.kinds[kind]
+	if t == nil {
+		return []resources.KVPair{}
 	}
+	out := make([]resources.KVPair, 0, t.Len())
+	t.Ascend(func(e entry) bool {
+		out = append(out, e.kv(kind))
+		return true
+	})
 	return out
 }
 
@@ -113,7 +145,10 @@ func (s *Store) List(kind string) []resources.KVPair {
 func (s *Store) Len(kind string) int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return len(s.kinds[kind])
+	if t := s.kinds[kind]; t != nil {
+		return t.Len()
+	}
+	return 0
 }
 
 // Kinds returns the kinds that have values.
@@ -126,3 +161,65 @@ func (s *Store) Kinds() []string {
 	}
 	return out
 }
+
+// view returns a frozen copy of the Store's kinds (all of them when keep is nil)
+// and its status. Each tree is cloned lazily: the copy costs O(1) now, and the
+// Store copies a node only when it next writes to one the view still shares.
+func (s *Store) view(keep func(kind string) bool) (*view, syncer.SyncStatus) {
+	s.mu.Lock() // Clone must not run alongside a write, nor alongside another Clone
+	defer s.mu.Unlock()
+	v := &view{}
+	for kind := range s.kinds {
+		if keep == nil || keep(kind) {
+			v.kinds = append(v.kinds, kind)
+		}
+	}
+	slices.Sort(v.kinds) // a stable order, kind by kind
+	for _, kind := range v.kinds {
+		v.trees = append(v.trees, s.kinds[kind].Clone())
+	}
+	return v, s.status
+}
+
+// view is a frozen copy of some kinds of a Store, read by one goroutine in
+// chunks: a cursor that resumes after the last key it returned.
+type view struct {
+	kinds []string
+	trees []*btree.BTreeG[entry]
+	after *entry // the last entry returned from trees[0]
+}
+
+// next returns up to n entries as New updates, or none once the view is done.
+// Every key of the view is returned exactly once.
+func (v *view) next(n int) []syncer.Update {
+	var out []syncer.Update
+	for len(v.trees) > 0 && len(out) < n {
+		t, kind := v.trees[0], v.kinds[0]
+		collect := func(e entry) bool {
+			if v.after != nil && !entryLess(*v.after, e) {
+				return true // the entry the last chunk ended on
+			}
+			if out == nil {
+				out = make([]syncer.Update, 0, min(n, t.Len()))
+			}
+			out = append(out, syncer.Update{KVPair: e.kv(kind), UpdateType: syncer.KVNew})
+			return len(out) < n
+		}
+		if v.after == nil {
+			t.Ascend(collect)
+		} else {
+			t.AscendGreaterOrEqual(*v.after, collect)
+		}
+		if len(out) < n {
+			// This kind is done: let its nodes go.
+			v.trees, v.kinds, v.after = v.trees[1:], v.kinds[1:], nil
+			continue
+		}
+		last := out[len(out)-1].Key
+		v.after = &entry{namespace: last.Namespace, name: last.Name}
+	}
+	return out
+}
+
+// remaining reports whether the view has keys left to return.
+func (v *view) remaining() bool { return len(v.trees) > 0 }
