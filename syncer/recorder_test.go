@@ -13,7 +13,10 @@ type recorder struct {
 	log          []any // syncer.SyncStatus or []syncer.Update, in arrival order
 	parseFailed  []string
 	syncFailed   map[string]error
-	gate         chan struct{} // while non-nil and open, OnUpdates blocks
+	failCalls    []string              // "type: failure", one per OnSyncFailed call
+	recoveries   []string              // one type name per OnSyncRecovered call
+	hook         func([]syncer.Update) // called first in OnUpdates, outside the lock
+	gate         chan struct{}         // while non-nil and open, OnUpdates blocks
 	inOnUpdates  int
 	maxInUpdates int
 }
@@ -27,6 +30,12 @@ func (r *recorder) OnStatusUpdated(s syncer.SyncStatus) {
 }
 
 func (r *recorder) OnUpdates(ups []syncer.Update) {
+	r.mu.Lock()
+	hook := r.hook
+	r.mu.Unlock()
+	if hook != nil {
+		hook(ups)
+	}
 	r.mu.Lock()
 	r.inOnUpdates++
 	r.maxInUpdates = max(r.maxInUpdates, r.inOnUpdates)
@@ -51,6 +60,54 @@ func (r *recorder) OnSyncFailed(typeName string, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.syncFailed[typeName] = err
+	r.failCalls = append(r.failCalls, typeName+": "+syncer.FailureOf(err).String())
+	r.log = append(r.log, "failed "+typeName)
+}
+
+func (r *recorder) OnSyncRecovered(typeName string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.recoveries = append(r.recoveries, typeName)
+	r.log = append(r.log, "recovered "+typeName)
+}
+
+func (r *recorder) setHook(h func([]syncer.Update)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.hook = h
+}
+
+func (r *recorder) failureCalls() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.failCalls)
+}
+
+func (r *recorder) recovered() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.recoveries)
+}
+
+// events returns the log since mark as strings: statuses, "failed x",
+// "recovered x", and updates as "Type Key".
+func (r *recorder) events(mark int) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, e := range r.log[mark:] {
+		switch e := e.(type) {
+		case syncer.SyncStatus:
+			out = append(out, e.String())
+		case string:
+			out = append(out, e)
+		case []syncer.Update:
+			for _, u := range e {
+				out = append(out, u.UpdateType.String()+" "+u.Key.String())
+			}
+		}
+	}
+	return out
 }
 
 func (r *recorder) statuses() []syncer.SyncStatus {

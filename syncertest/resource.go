@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -34,9 +35,27 @@ type Resource struct {
 	calls           []Call
 	watches         []*stream
 	listErr         func() error
+	continueErr     func() error
 	watchErr        func() error
 	refuseStreaming bool
+	streamEnd       StreamEnd
+	endAtOnce       bool
 }
+
+// StreamEnd is how a streaming list (sendInitialEvents) of the fake ends its
+// initial events.
+type StreamEnd uint8
+
+const (
+	// WithBookmark: the initial-events-end bookmark follows the objects, as a
+	// server that supports streaming lists sends it.
+	WithBookmark StreamEnd = iota
+	// NoBookmark: the objects are sent, then nothing: a stream that never finishes
+	// its initial events.
+	NoBookmark
+	// ClosedEarly: the objects are sent, then the stream closes before the bookmark.
+	ClosedEarly
+)
 
 // New returns an empty fake resource at revision 1.
 func New(gr schema.GroupResource) *Resource {
@@ -53,18 +72,24 @@ func Object(namespace, name string, rev uint64) *metav1.PartialObjectMetadata {
 
 // Set makes names the objects that the next list sees, without watch events: names
 // already present keep their revision, new ones get a new revision, and the rest
-// are dropped. It returns the current revision.
+// are dropped. Any change moves the revision, which expires the continue tokens of
+// lists under way. It returns the current revision.
 func (r *Resource) Set(names ...string) uint64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	objects := make(map[string]*metav1.PartialObjectMetadata, len(names))
+	kept := 0
 	for _, n := range names {
 		if o, ok := r.objects[n]; ok {
 			objects[n] = o
+			kept++
 			continue
 		}
 		r.rev++
 		objects[n] = Object("", n, r.rev)
+	}
+	if kept < len(r.objects) {
+		r.rev++ // a drop is a change too
 	}
 	r.objects = objects
 	return r.rev
@@ -145,6 +170,30 @@ func (r *Resource) FailLists(fn func() error) {
 	r.listErr = fn
 }
 
+// FailContinuedLists makes the pages after the first of a paged list fail with
+// fn's error while it returns one; nil restores.
+func (r *Resource) FailContinuedLists(fn func() error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.continueErr = fn
+}
+
+// EndStreamsWith sets how streaming lists end their initial events (default
+// WithBookmark).
+func (r *Resource) EndStreamsWith(e StreamEnd) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.streamEnd = e
+}
+
+// EndWatchesAtOnce makes every watch opened from now on end as soon as it opens,
+// cleanly, while on is true.
+func (r *Resource) EndWatchesAtOnce(on bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.endAtOnce = on
+}
+
 // FailWatchCalls makes watch calls fail with fn's error while it returns one.
 func (r *Resource) FailWatchCalls(fn func() error) {
 	r.mu.Lock()
@@ -186,13 +235,19 @@ func (r *Resource) OpenWatches() int {
 }
 
 // ListWithContext serves a paged list of the current objects. The continue token is
-// the offset into the name-sorted list.
+// the revision and the offset into the name-sorted list; a token of an older
+// revision is refused with 410 Gone, as an apiserver refuses a compacted one.
 func (r *Resource) ListWithContext(_ context.Context, o metav1.ListOptions) (runtime.Object, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.calls = append(r.calls, Call{Verb: "list", ResourceVersion: o.ResourceVersion, Continue: o.Continue})
 	if r.listErr != nil {
 		if err := r.listErr(); err != nil {
+			return nil, err
+		}
+	}
+	if r.continueErr != nil && o.Continue != "" {
+		if err := r.continueErr(); err != nil {
 			return nil, err
 		}
 	}
@@ -203,9 +258,13 @@ func (r *Resource) ListWithContext(_ context.Context, o metav1.ListOptions) (run
 	slices.Sort(names)
 	start := 0
 	if o.Continue != "" {
+		rev, offset, _ := strings.Cut(o.Continue, "/")
 		var err error
-		if start, err = strconv.Atoi(o.Continue); err != nil {
+		if start, err = strconv.Atoi(offset); err != nil {
 			return nil, apierrors.NewBadRequest("bad continue token")
+		}
+		if rev != strconv.FormatUint(r.rev, 10) {
+			return nil, apierrors.NewResourceExpired("the continue token is too old")
 		}
 	}
 	end := len(names)
@@ -217,7 +276,7 @@ func (r *Resource) ListWithContext(_ context.Context, o metav1.ListOptions) (run
 		list.Items = append(list.Items, *r.objects[n].DeepCopy())
 	}
 	if end < len(names) {
-		list.Continue = strconv.Itoa(end)
+		list.Continue = strconv.FormatUint(r.rev, 10) + "/" + strconv.Itoa(end)
 	}
 	return list, nil
 }
@@ -247,11 +306,21 @@ func (r *Resource) WatchWithContext(_ context.Context, o metav1.ListOptions) (wa
 		for _, n := range names {
 			s.ch <- watch.Event{Type: watch.Added, Object: r.objects[n].DeepCopy()}
 		}
-		bm := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
-			ResourceVersion: strconv.FormatUint(r.rev, 10),
-			Annotations:     map[string]string{metav1.InitialEventsAnnotationKey: "true"},
-		}}
-		s.ch <- watch.Event{Type: watch.Bookmark, Object: bm}
+		switch r.streamEnd {
+		case WithBookmark:
+			bm := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
+				ResourceVersion: strconv.FormatUint(r.rev, 10),
+				Annotations:     map[string]string{metav1.InitialEventsAnnotationKey: "true"},
+			}}
+			s.ch <- watch.Event{Type: watch.Bookmark, Object: bm}
+		case ClosedEarly:
+			s.end()
+			return s, nil
+		}
+	}
+	if r.endAtOnce {
+		s.end()
+		return s, nil
 	}
 	r.watches = append(r.watches, s)
 	return s, nil
