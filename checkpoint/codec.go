@@ -1,0 +1,132 @@
+package checkpoint
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+// A record is one object: crc32c (4 bytes, of what follows), codec (1 byte),
+// uvarint length of the revision, the revision, then the encoded object.
+const (
+	codecProto = 'p' // a typed object's own protobuf encoding (no envelope)
+	codecJSON  = 'j' // an unstructured object's JSON
+)
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+var errCorruptRecord = errors.New("record fails its checksum")
+
+// protoObject is what the generated protobuf code of every typed built-in object
+// implements.
+type protoObject interface {
+	runtime.Object
+	Size() int
+	MarshalToSizedBuffer([]byte) (int, error)
+	Unmarshal([]byte) error
+}
+
+// encodeRecord encodes obj at rev. It only reads obj.
+func encodeRecord(rev string, obj runtime.Object) ([]byte, error) {
+	head := func(codec byte, payload int) []byte {
+		b := make([]byte, 5, 5+binary.MaxVarintLen64+len(rev)+payload)
+		b[4] = codec
+		b = binary.AppendUvarint(b, uint64(len(rev)))
+		return append(b, rev...)
+	}
+	var b []byte
+	switch o := obj.(type) {
+	case *unstructured.Unstructured:
+		js, err := o.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		b = append(head(codecJSON, len(js)), js...)
+	case protoObject:
+		n := o.Size()
+		b = head(codecProto, n)
+		start := len(b)
+		b = b[:start+n]
+		if _, err := o.MarshalToSizedBuffer(b[start:]); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("cannot encode %T: neither unstructured nor a protobuf message", obj)
+	}
+	binary.LittleEndian.PutUint32(b, crc32.Checksum(b[4:], crcTable))
+	return b, nil
+}
+
+// seal prefixes b with its crc32c; unseal checks and strips it.
+func seal(b []byte) []byte {
+	return append(binary.LittleEndian.AppendUint32(nil, crc32.Checksum(b, crcTable)), b...)
+}
+
+func unseal(b []byte) ([]byte, bool) {
+	if len(b) < 4 || binary.LittleEndian.Uint32(b) != crc32.Checksum(b[4:], crcTable) {
+		return nil, false
+	}
+	return b[4:], true
+}
+
+// decoder turns records of one type back into objects.
+type decoder struct {
+	gvk schema.GroupVersionKind
+	// typed makes a new typed object, or is nil if the kind is not in client-go's
+	// scheme (a custom resource).
+	typed func() (runtime.Object, error)
+}
+
+func newDecoder(gvk schema.GroupVersionKind) decoder {
+	d := decoder{gvk: gvk}
+	if scheme.Scheme.Recognizes(gvk) {
+		d.typed = func() (runtime.Object, error) { return scheme.Scheme.New(gvk) }
+	}
+	return d
+}
+
+// decodeRecord returns the revision and object of a record. b may be bbolt's
+// memory: everything returned is copied out of it.
+func (d decoder) decodeRecord(b []byte) (string, runtime.Object, error) {
+	if len(b) < 6 || binary.LittleEndian.Uint32(b) != crc32.Checksum(b[4:], crcTable) {
+		return "", nil, errCorruptRecord
+	}
+	codec := b[4]
+	n, w := binary.Uvarint(b[5:])
+	if w <= 0 || uint64(len(b)-5-w) < n {
+		return "", nil, errCorruptRecord
+	}
+	rev := string(b[5+w : 5+w+int(n)])
+	payload := b[5+w+int(n):]
+	switch codec {
+	case codecJSON:
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(payload); err != nil {
+			return "", nil, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
+		}
+		return rev, u, nil
+	case codecProto:
+		if d.typed == nil {
+			return "", nil, fmt.Errorf("a protobuf record of %v, which is not a built-in kind", d.gvk)
+		}
+		obj, err := d.typed()
+		if err != nil {
+			return "", nil, err
+		}
+		po, ok := obj.(protoObject)
+		if !ok {
+			return "", nil, fmt.Errorf("%T is not a protobuf message", obj)
+		}
+		if err := po.Unmarshal(payload); err != nil {
+			return "", nil, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
+		}
+		return rev, obj, nil
+	}
+	return "", nil, fmt.Errorf("unknown codec %q", codec)
+}

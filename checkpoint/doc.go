@@ -1,0 +1,40 @@
+// Package checkpoint persists what a syncer has reported, so that a restarted agent
+// can hand its consumer the same snapshot at once and resume each watch from where
+// it stopped, instead of listing the whole cluster again.
+//
+// A checkpoint is one go.etcd.io/bbolt file. It holds a header (format version,
+// apiserver address, cluster identity such as the kube-system namespace's UID, and
+// every type with its scope and selectors) and, per type, the last revision reached
+// and every object the syncer's ledger holds, keyed by namespace/name, each with its
+// revision and its encoded source object: protobuf for typed built-in objects, JSON
+// for unstructured ones. A restart decodes the objects and runs the type's
+// conversion on them again, so a Type with a custom Convert gets the same values
+// back as long as its conversion is deterministic. The ledger's keys are what that
+// conversion produces; they are not stored twice.
+//
+// # Consistency
+//
+// Record, Delete and Revision are called by the syncer's loop in the order in which
+// its ledger changes. They only note the change in memory (a map per type, the
+// newest change per object); a background goroutine writes what changed, at most
+// once per interval (WithInterval) and at Close, in one bbolt transaction. A
+// transaction holds every change noted before a point, so the persisted revision is
+// never ahead of the persisted objects: a restart that watches from it misses
+// nothing. bbolt commits atomically (two meta pages, fsync), so a process killed in
+// the middle of a write leaves the previous checkpoint.
+//
+// The objects noted but not yet written are kept by reference until the next
+// write: values handed to a consumer must not be modified while a checkpoint is
+// on (the syncer's values are shared in any case).
+//
+// # What is refused, and what is ignored
+//
+// The file holds cluster data, possibly Secrets. Open creates it with mode 0600
+// and refuses, with one line, a path that is a symlink, a file or directory that is
+// group- or world-writable, or one owned by another user. A file that bbolt cannot
+// open, that fails bbolt's consistency check, or whose records fail their
+// checksums or do not decode is reported once, moved aside to PATH.corrupt, and
+// replaced by an empty checkpoint: the agent starts cold, never with half a state.
+// A checkpoint whose header differs from the caller's (another format, cluster,
+// type set or selector) is discarded the same way, with one log line.
+package checkpoint

@@ -1,0 +1,222 @@
+package checkpoint
+
+import (
+	"fmt"
+	"maps"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// changes are one type's changes noted since the last write: the newest per object
+// (a nil obj deletes it) and the newest revision.
+type changes struct {
+	objs   map[string]change
+	rev    string
+	hasRev bool
+}
+
+type change struct {
+	rev string
+	obj runtime.Object
+}
+
+func (c *changes) setRev(rev string) { c.rev, c.hasRev = rev, true }
+
+// changesOf returns typeName's pending changes; s.mu is held.
+func (s *Store) changesOf(typeName string) *changes {
+	c := s.pending[typeName]
+	if c == nil {
+		c = &changes{objs: map[string]change{}}
+		s.pending[typeName] = c
+	}
+	return c
+}
+
+// Record notes that the object id of typeName is obj at rev. obj is encoded later,
+// in the background, and must not be modified meanwhile.
+func (s *Store) Record(typeName, id, rev string, obj runtime.Object) {
+	s.note(typeName, func(c *changes) { c.objs[id] = change{rev: rev, obj: obj} })
+}
+
+// Delete notes that the object id of typeName is gone.
+func (s *Store) Delete(typeName, id string) {
+	s.note(typeName, func(c *changes) { c.objs[id] = change{} })
+}
+
+// Revision notes that typeName's watch reached rev with every change before it
+// noted. "" means the type must list again after a restart.
+func (s *Store) Revision(typeName, rev string) {
+	s.note(typeName, func(c *changes) { c.setRev(rev) })
+}
+
+func (s *Store) note(typeName string, fn func(*changes)) {
+	if _, ok := s.types[typeName]; !ok {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fn(s.changesOf(typeName))
+	s.signal()
+}
+
+// signal wakes the writer; s.mu is held.
+func (s *Store) signal() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// writeLoop writes pending changes when there are some, at most once per
+// interval, and a last time at Close.
+func (s *Store) writeLoop() {
+	defer close(s.done)
+	var last time.Time
+	for {
+		select {
+		case <-s.stop:
+			s.write()
+			return
+		case <-s.wake:
+		}
+		if wait := s.cfg.interval - time.Since(last); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-s.stop:
+				t.Stop()
+				s.write()
+				return
+			case <-t.C:
+			}
+		}
+		s.write()
+		last = time.Now()
+	}
+}
+
+// Flush writes what is pending now. The background writer does this on its own;
+// Flush serves tests and callers that want a write at a point of their choosing.
+func (s *Store) Flush() error { return s.write() }
+
+// write takes every pending change and writes it in one transaction. The changes
+// are taken together, so the revisions written match the objects written. If the
+// write fails they are put back under any change noted since, and retried at the
+// next write.
+func (s *Store) write() error {
+	s.mu.Lock()
+	batch, hdr, hdrDirty := s.pending, s.hdr, s.hdrDirty
+	s.pending, s.hdrDirty = map[string]*changes{}, false
+	s.mu.Unlock()
+	if len(batch) == 0 && !hdrDirty {
+		return nil
+	}
+	recs, unencodable := s.encode(batch)
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		if hdrDirty {
+			if err := writeHeader(tx, hdr); err != nil {
+				return err
+			}
+		}
+		all := tx.Bucket(bucketTypes)
+		for name, c := range batch {
+			b, err := all.CreateBucketIfNotExists([]byte(name))
+			if err != nil {
+				return err
+			}
+			objs, err := b.CreateBucketIfNotExists(bucketObjects)
+			if err != nil {
+				return err
+			}
+			for id, rec := range recs[name] {
+				if rec == nil {
+					err = objs.Delete([]byte(id))
+				} else {
+					err = objs.Put([]byte(id), rec)
+				}
+				if err != nil {
+					return err
+				}
+			}
+			switch {
+			case unencodable[name]:
+				// A missing object would be lost by a restart that watches on: list.
+				err = b.Put(keyRev, nil)
+			case c.hasRev:
+				err = b.Put(keyRev, []byte(c.rev))
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		s.putBack(batch, hdrDirty)
+		s.log.WithError(err).Warn("Writing the checkpoint failed; retrying at the next write")
+		return fmt.Errorf("checkpoint: writing %s: %w", s.path, err)
+	}
+	s.mu.Lock()
+	s.writes++
+	s.mu.Unlock()
+	return nil
+}
+
+// encode encodes every noted object; nil stands for a deletion. A type with an
+// object that cannot be encoded is reported in unencodable, logged once.
+func (s *Store) encode(batch map[string]*changes) (map[string]map[string][]byte, map[string]bool) {
+	recs := make(map[string]map[string][]byte, len(batch))
+	unencodable := map[string]bool{}
+	for name, c := range batch {
+		m := make(map[string][]byte, len(c.objs))
+		recs[name] = m
+		for id, ch := range c.objs {
+			if ch.obj == nil {
+				m[id] = nil
+				continue
+			}
+			rec, err := encodeRecord(ch.rev, ch.obj)
+			if err != nil {
+				m[id] = nil
+				unencodable[name] = true
+				s.mu.Lock()
+				warn := !s.warned[name]
+				s.warned[name] = true
+				s.mu.Unlock()
+				if warn {
+					s.log.WithError(err).WithField("type", name).Warn("Object cannot be checkpointed; this type will list after a restart")
+				}
+				continue
+			}
+			m[id] = rec
+		}
+	}
+	return recs, unencodable
+}
+
+// putBack returns a failed batch to the pending changes, under those noted since.
+func (s *Store) putBack(batch map[string]*changes, hdrDirty bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hdrDirty = s.hdrDirty || hdrDirty
+	for name, old := range batch {
+		cur := s.pending[name]
+		if cur == nil {
+			s.pending[name] = old
+			continue
+		}
+		maps.Copy(old.objs, cur.objs)
+		cur.objs = old.objs
+		if !cur.hasRev {
+			cur.rev, cur.hasRev = old.rev, old.hasRev
+		}
+	}
+}
+
+// Writes is how many background or explicit writes succeeded.
+func (s *Store) Writes() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.writes
+}
