@@ -36,6 +36,7 @@ type Store struct {
 	log   logrus.FieldLogger
 	types map[string]resources.Type
 
+	wmu      sync.Mutex // held by a write from taking its batch to its commit
 	mu       sync.Mutex
 	pending  map[string]*changes // by type name
 	hdr      header

@@ -134,7 +134,7 @@ var _ = Describe("Store", func() {
 			s.Record("pods", fmt.Sprintf("ns/p%03d", i), fmt.Sprint(i+1), pod("p", fmt.Sprint(i+1)))
 			s.Revision("pods", fmt.Sprint(i+1))
 		}
-		// Take a copy of the file while the writer runs, as a crash would leave it.
+		// Flush races the background writer: the writes must still land in order.
 		Expect(s.Flush()).To(Succeed())
 		Expect(s.Close()).To(Succeed())
 		_, snap, _ := open(path, here, types)

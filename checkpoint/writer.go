@@ -105,6 +105,10 @@ func (s *Store) Flush() error { return s.write() }
 // write fails they are put back under any change noted since, and retried at the
 // next write.
 func (s *Store) write() error {
+	// One write at a time, in the order the batches were taken: an older batch
+	// committed after a newer one would put old objects under a new revision.
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	s.mu.Lock()
 	batch, hdr, hdrDirty := s.pending, s.hdr, s.hdrDirty
 	s.pending, s.hdrDirty = map[string]*changes{}, false
