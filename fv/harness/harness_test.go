@@ -317,6 +317,110 @@ var _ = Describe("Proxy", func() {
 		_, err = cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
 		Expect(err).NotTo(HaveOccurred())
 	})
+
+	It("stalls one resource: open watches and new requests stay open and silent until unstalled", func(ctx SpecContext) {
+		cs := clientsetFor(proxy.Config())
+		direct := clientsetFor(cp.Config())
+		ns := newNamespace(ctx)
+		cmWatch, err := cs.CoreV1().ConfigMaps(ns).Watch(ctx, metav1.ListOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		defer cmWatch.Stop()
+		secretWatch, err := cs.CoreV1().Secrets(ns).Watch(ctx, metav1.ListOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		defer secretWatch.Stop()
+
+		proxy.Stall("", "configmaps")
+		DeferCleanup(proxy.Unstall, "", "configmaps")
+		createConfigMap(ctx, direct, ns, "during-stall")
+		held := make(chan error, 1)
+		go func() {
+			_, err := cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+			held <- err
+		}()
+		Consistently(cmWatch.ResultChan()).WithTimeout(2*time.Second).ShouldNot(Receive(), "nothing reaches a stalled watch")
+		Consistently(held).WithTimeout(time.Second).ShouldNot(Receive(), "a new request is held")
+		Expect(proxy.OpenStreams("", "configmaps")).To(Equal(2), "the stalled watch and the held list stay open")
+
+		// Another resource flows.
+		_, err = direct.CoreV1().Secrets(ns).Create(ctx,
+			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "during-stall"}}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(secretWatch.ResultChan()).WithContext(ctx).Should(Receive())
+
+		proxy.Unstall("", "configmaps")
+		var ev watch.Event
+		Eventually(cmWatch.ResultChan()).WithContext(ctx).Should(Receive(&ev), "what was held back flows")
+		Expect(ev.Type).To(Equal(watch.Added))
+		Eventually(held).WithContext(ctx).Should(Receive(BeNil()))
+	})
+
+	It("stalls everything, discovery included, until turned off", func(ctx SpecContext) {
+		cs := clientsetFor(proxy.Config())
+		ns := newNamespace(ctx)
+		w, err := cs.CoreV1().Secrets(ns).Watch(ctx, metav1.ListOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		defer w.Stop()
+
+		proxy.StallAll(true)
+		DeferCleanup(proxy.StallAll, false)
+		_, err = clientsetFor(cp.Config()).CoreV1().Secrets(ns).Create(ctx,
+			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "during-stall"}}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		held, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		_, err = cs.Discovery().RESTClient().Get().AbsPath("/version").DoRaw(held)
+		Expect(err).To(HaveOccurred(), "discovery is held")
+		Consistently(w.ResultChan()).WithTimeout(time.Second).ShouldNot(Receive())
+		Expect(closed(w.ResultChan())()).To(BeFalse(), "the stalled watch is still open")
+
+		proxy.StallAll(false)
+		Eventually(w.ResultChan()).WithContext(ctx).Should(Receive())
+		_, err = cs.Discovery().ServerVersion()
+		Expect(err).NotTo(HaveOccurred())
+	})
+
+	It("caps the bandwidth of one resource", func(ctx SpecContext) {
+		cs := clientsetFor(proxy.Config())
+		ns := newNamespace(ctx)
+		big := strings.Repeat("x", 16<<10)
+		_, err := clientsetFor(cp.Config()).CoreV1().ConfigMaps(ns).Create(ctx,
+			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "big"}, Data: map[string]string{"big": big}}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+
+		// 16 KiB at 1 KiB/s cannot arrive within 3 s; unthrottled it does.
+		proxy.Throttle("", "configmaps", 1<<10)
+		DeferCleanup(proxy.Throttle, "", "configmaps", 0)
+		short, cancel := context.WithTimeout(ctx, 3*time.Second)
+		defer cancel()
+		_, err = cs.CoreV1().ConfigMaps(ns).List(short, metav1.ListOptions{})
+		Expect(err).To(HaveOccurred(), "a capped list takes its time")
+		_, err = cs.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{})
+		Expect(err).NotTo(HaveOccurred(), "other resources are not capped")
+
+		proxy.Throttle("", "configmaps", 0)
+		list, err := cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(list.Items).To(HaveLen(1))
+		Expect(list.Items[0].Data["big"]).To(Equal(big))
+	})
+
+	It("speaks HTTP/1.1 only, refusing h2", func(ctx SpecContext) {
+		_, err := clientsetFor(proxy.Config()).CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(proxy.Protocols()).To(HaveKey("HTTP/1.1"))
+		Expect(proxy.Protocols()).To(HaveLen(1), "protocols seen: %v", proxy.Protocols())
+
+		// A client that insists on h2 (prior knowledge, no TLS) gets nowhere.
+		var h2 http.Protocols
+		h2.SetUnencryptedHTTP2(true)
+		client := &http.Client{Transport: &http.Transport{Protocols: &h2}, Timeout: 10 * time.Second}
+		resp, err := client.Get(proxy.URL() + "/version")
+		if err == nil {
+			_ = resp.Body.Close()
+			Expect(resp.ProtoMajor).NotTo(Equal(2))
+		}
+		Expect(proxy.Protocols()).NotTo(HaveKey("HTTP/2.0"))
+	})
 })
 
 func widgetCRD() *apiextensionsv1.CustomResourceDefinition {

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"sync"
 	"time"
 
+	"golang.org/x/time/rate"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
@@ -31,7 +33,14 @@ var errCut = errors.New("cut by harness proxy")
 // plural, the way the apiserver parses request paths:
 //   - Cut drops the open requests (watches included) of one resource;
 //   - Refuse makes new requests of one resource fail with 503 until Allow;
-//   - Blackhole drops everything open and holds new requests unanswered.
+//   - Blackhole drops everything open and holds new requests unanswered;
+//   - Stall (one resource) and StallAll (everything) keep connections open but
+//     forward nothing, in either direction, until Unstall: a stuck middlebox;
+//   - Throttle caps the bandwidth of one resource's responses.
+//
+// The proxy speaks HTTP/1.1 only to its clients, never h2 (see Protocols): each
+// watch has a connection of its own, and no HTTP/2 health check can notice a
+// stalled one, as through most real proxies.
 type Proxy struct {
 	cp       *controlplane.ControlPlane
 	listener net.Listener
@@ -42,7 +51,10 @@ type Proxy struct {
 	streams   map[*stream]struct{}
 	refused   map[schema.GroupResource]bool
 	blackhole chan struct{} // non-nil while blackholing; closed when it ends
+	stalls    stalls
+	limits    map[schema.GroupResource]*rate.Limiter
 	requests  map[requestKey]int
+	protocols map[string]int
 	closed    bool
 }
 
@@ -97,11 +109,14 @@ func NewProxy(cp *controlplane.ControlPlane, opts ...ProxyOption) (*Proxy, error
 		return nil, fmt.Errorf("listening for the proxy: %w", err)
 	}
 	p := &Proxy{
-		cp:       cp,
-		listener: l,
-		streams:  map[*stream]struct{}{},
-		refused:  map[schema.GroupResource]bool{},
-		requests: map[requestKey]int{},
+		cp:        cp,
+		listener:  l,
+		streams:   map[*stream]struct{}{},
+		refused:   map[schema.GroupResource]bool{},
+		stalls:    newStalls(),
+		limits:    map[schema.GroupResource]*rate.Limiter{},
+		requests:  map[requestKey]int{},
+		protocols: map[string]int{},
 	}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
@@ -114,10 +129,14 @@ func NewProxy(cp *controlplane.ControlPlane, opts ...ProxyOption) (*Proxy, error
 		ErrorLog:      o.errorLog,
 		ErrorHandler:  p.upstreamError,
 	}
+	// HTTP/1.1 only, stated rather than left to defaults: no h2c upgrade.
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
 	p.server = &http.Server{
 		Handler:           p,
 		ErrorLog:          o.errorLog,
 		ReadHeaderTimeout: 10 * time.Second,
+		Protocols:         &protocols,
 	}
 	go func() { _ = p.server.Serve(l) }()
 	return p, nil
@@ -144,6 +163,7 @@ func (p *Proxy) Close() error {
 	}
 	p.closed = true
 	p.endBlackholeLocked()
+	p.stalls.endAll()
 	for s := range p.streams {
 		s.cancel(errCut)
 	}
@@ -161,6 +181,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	p.mu.Lock()
 	p.requests[requestKey{resource: gr, verb: info.Verb}]++
+	p.protocols[r.Proto]++
 	if hole := p.blackhole; hole != nil {
 		p.mu.Unlock()
 		select {
@@ -186,7 +207,17 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.mu.Unlock()
 		cancel(nil)
 	}()
-	p.rp.ServeHTTP(w, r.WithContext(ctx))
+	// A request that arrives during a stall is held, unforwarded, until the
+	// stall ends or the client gives up; a response or request body in flight
+	// stops where it is.
+	if err := p.waitUnstalled(ctx, gr); err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	gw := &gatedWriter{ResponseWriter: w, p: p, ctx: ctx, resource: gr}
+	if r.Body != nil && r.Body != http.NoBody {
+		r.Body = &gatedBody{ReadCloser: r.Body, p: p, ctx: ctx, resource: gr}
+	}
+	p.rp.ServeHTTP(gw, r.WithContext(ctx))
 	if errors.Is(context.Cause(ctx), errCut) {
 		// The reverse proxy panics by itself when a cut breaks a response body
 		// it is copying; this covers cuts before the response headers came.
@@ -211,6 +242,14 @@ func (p *Proxy) Requests(group, resource, verb string) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.requests[requestKey{resource: schema.GroupResource{Group: group, Resource: resource}, verb: verb}]
+}
+
+// Protocols returns how many requests the proxy has seen per protocol of its
+// client ("HTTP/1.1"...): the proxy serves HTTP/1.1 only.
+func (p *Proxy) Protocols() map[string]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return maps.Clone(p.protocols)
 }
 
 // OpenStreams returns how many requests of resource (plural) of group the
