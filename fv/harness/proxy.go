@@ -182,6 +182,13 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	p.requests[requestKey{resource: gr, verb: info.Verb}]++
 	p.protocols[r.Proto]++
+	if r.ProtoMajor != 1 {
+		// Go's HTTP/1 server hands an h2 preface ("PRI * HTTP/2.0") to the
+		// handler: turn it away.
+		p.mu.Unlock()
+		writeStatus(w, http.StatusHTTPVersionNotSupported, metav1.StatusReasonBadRequest, "the harness proxy speaks HTTP/1.1 only")
+		return
+	}
 	if hole := p.blackhole; hole != nil {
 		p.mu.Unlock()
 		select {
@@ -245,7 +252,8 @@ func (p *Proxy) Requests(group, resource, verb string) int {
 }
 
 // Protocols returns how many requests the proxy has seen per protocol of its
-// client ("HTTP/1.1"...): the proxy serves HTTP/1.1 only.
+// client ("HTTP/1.1"...): the proxy serves HTTP/1.1 only, and answers any
+// other with 505 HTTP Version Not Supported.
 func (p *Proxy) Protocols() map[string]int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
