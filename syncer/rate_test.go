@@ -1,0 +1,150 @@
+package syncer_test
+
+import (
+	"runtime"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/kubesync/kubesync/internal/bounds"
+	"github.com/kubesync/kubesync/syncer"
+	"github.com/kubesync/kubesync/syncertest"
+)
+
+// pattern is a failure that starts on type "a" after InSync and lasts the window.
+type pattern struct {
+	inject  func(a *syncertest.Resource)
+	episode bool // a sync failure, reported once through OnSyncFailed
+	opts    []syncer.Option
+}
+
+var (
+	// tooLarge is what an apiserver answers to a watch from a revision it has not
+	// reached yet: 504 with a ResourceVersionTooLarge cause.
+	tooLarge = func() error {
+		err := apierrors.NewTimeoutError("Too large resource version: 100, current: 50", 1)
+		err.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge}}
+		return err
+	}
+	expire   = func(a *syncertest.Resource) { a.FailWatches(apierrors.NewResourceExpired("too old")) }
+)
+
+// rateBackoff is the default backoff without jitter: jitter only lengthens delays.
+var rateBackoff = wait.Backoff{Duration: 500 * time.Millisecond, Factor: 2, Cap: 30 * time.Second, Steps: 1 << 30}
+
+// drive advances clock by window in ticks. Before each tick it lets the syncer's
+// goroutines run until they wait on the clock again, so that no request is missed
+// for lack of real time.
+func drive(clock *clocktesting.FakeClock, window, tick time.Duration) {
+	for elapsed := time.Duration(0); elapsed < window; elapsed += tick {
+		for range 20 {
+			runtime.Gosched()
+		}
+		time.Sleep(200 * time.Microsecond)
+		clock.Step(tick)
+	}
+}
+
+var _ = Describe("Rate bounds over ten minutes of fake time", func() {
+	const window = 10 * time.Minute
+
+	DescribeTable("a failing type makes at most the backoff's requests, reports once, and touches nothing else",
+		func(p pattern) {
+			clock := clocktesting.NewFakeClock(time.Now())
+			opts := append([]syncer.Option{
+				syncer.WithClock(clock),
+				syncer.WithBackoff(rateBackoff),
+				syncer.WithWatchProgressTimeout(time.Hour), // the healthy type's silent watch stays open
+			}, p.opts...)
+			e := newEnv([]string{"a", "b"}, opts...)
+			defer e.shutdown()
+			e.api["a"].Set("1") // one page: every list is one request
+			e.api["b"].Set("1")
+			e.start()
+			e.waitInSync()
+			e.waitWatching("a")
+			e.waitWatching("b")
+			mark, before, other := e.rec.mark(), e.counts("a"), e.counts("b")
+
+			p.inject(e.api["a"])
+			drive(clock, window, 250*time.Millisecond)
+
+			after := e.counts("a")
+			requests := after[0] - before[0] + after[1] - before[1]
+			Expect(requests).To(BeNumerically(">=", 2), "it kept retrying")
+			Expect(requests).To(BeNumerically("<=", bounds.MaxAttempts(rateBackoff, window)+1))
+			if p.episode {
+				Expect(e.rec.failureCalls()).To(HaveLen(1))
+			} else {
+				Expect(e.rec.failureCalls()).To(BeEmpty())
+			}
+			statuses := 0
+			for _, ev := range e.rec.events(mark) {
+				if ev == "InSync" || ev == "ResyncInProgress" || ev == "WaitForDatastore" {
+					statuses++
+				}
+			}
+			Expect(statuses).To(BeNumerically("<=", 2))
+			Expect(e.counts("b")).To(Equal(other), "the other type sees no call")
+		},
+		Entry("410 after every list", pattern{inject: func(a *syncertest.Resource) {
+			a.FailWatchCalls(expiredErr)
+			a.EndWatches()
+		}}),
+		Entry("403 on watch only", pattern{episode: true, inject: func(a *syncertest.Resource) {
+			a.FailWatchCalls(forbidden)
+			a.EndWatches()
+		}}),
+		Entry("403 on list", pattern{episode: true, inject: func(a *syncertest.Resource) {
+			a.FailLists(forbidden)
+			expire(a)
+		}}),
+		Entry("401", pattern{episode: true, inject: func(a *syncertest.Resource) {
+			a.FailLists(unauthorized)
+			a.FailWatchCalls(unauthorized)
+			a.EndWatches()
+		}}),
+		Entry("404", pattern{episode: true, inject: func(a *syncertest.Resource) {
+			a.FailLists(notFound)
+			a.FailWatchCalls(notFound)
+			a.EndWatches()
+		}}),
+		Entry("500 on every watch", pattern{inject: func(a *syncertest.Resource) {
+			a.FailWatchCalls(internal)
+			a.EndWatches()
+		}}),
+		Entry("watches that end at once", pattern{inject: func(a *syncertest.Resource) {
+			a.EndWatchesAtOnce(true)
+			a.EndWatches()
+		}}),
+		Entry("a WatchList stream without its bookmark", pattern{
+			opts: []syncer.Option{syncer.WithInitialList(syncer.WatchList)},
+			inject: func(a *syncertest.Resource) {
+				a.EndStreamsWith(syncertest.NoBookmark)
+				expire(a)
+			}}),
+		Entry("an Auto stream without its bookmark", pattern{
+			opts: []syncer.Option{syncer.WithInitialList(syncer.Auto)},
+			inject: func(a *syncertest.Resource) {
+				a.EndStreamsWith(syncertest.NoBookmark)
+				a.FailWatchCalls(expiredErr)
+				expire(a)
+			}}),
+		Entry("too large a resource version", pattern{inject: func(a *syncertest.Resource) {
+			a.FailWatchCalls(tooLarge)
+			a.EndWatches()
+		}}),
+		Entry("a backoff with Steps 0", pattern{
+			opts: []syncer.Option{syncer.WithBackoff(wait.Backoff{Duration: 500 * time.Millisecond, Factor: 2, Cap: 30 * time.Second})},
+			inject: func(a *syncertest.Resource) {
+				a.FailWatchCalls(internal)
+				a.EndWatches()
+			}}),
+	)
+})
+
