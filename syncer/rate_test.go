@@ -31,7 +31,7 @@ var (
 		err.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge}}
 		return err
 	}
-	expire   = func(a *syncertest.Resource) { a.FailWatches(apierrors.NewResourceExpired("too old")) }
+	expire = func(a *syncertest.Resource) { a.FailWatches(apierrors.NewResourceExpired("too old")) }
 )
 
 // rateBackoff is the default backoff without jitter: jitter only lengthens delays.
@@ -147,4 +147,3 @@ var _ = Describe("Rate bounds over ten minutes of fake time", func() {
 			}}),
 	)
 })
-
