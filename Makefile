@@ -38,5 +38,10 @@ soak: controlplane
 bench: controlplane
 	KUBEBUILDER_ASSETS=$(ASSETS) $(GO) run ./fv/bench/cmd/benchmark -out BENCHMARKS.md
 
+# N agents against one apiserver: cold and warm starts, rolling and apiserver restarts.
+.PHONY: fleet
+fleet: controlplane
+	KUBEBUILDER_ASSETS=$(ASSETS) $(GO) run ./fv/fleet/cmd/fleet -out FLEET.md
+
 run: controlplane
 	KUBEBUILDER_ASSETS=$(ASSETS) $(GO) run ./cmd/kubesync watch $(SET) --local -o table

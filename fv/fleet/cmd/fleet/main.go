@@ -1,0 +1,89 @@
+// Command fleet runs the fleet model (fv/fleet) on a real control plane and writes
+// its report as markdown: `make fleet` runs `go run ./fv/fleet/cmd/fleet -out FLEET.md`.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"k8s.io/klog/v2"
+
+	"github.com/kubesync/kubesync/fv/fleet"
+)
+
+func main() { os.Exit(run(os.Args[1:])) }
+
+func run(args []string) int {
+	o := fleet.DefaultOptions()
+	fs := flag.NewFlagSet("fleet", flag.ExitOnError)
+	out := fs.String("out", "", "write the markdown report to this file (it is always printed)")
+	fs.IntVar(&o.Agents, "agents", o.Agents, "N: agents in each fleet")
+	fs.IntVar(&o.Wave, "wave", o.Wave, "k: agents restarted at a time in a rolling restart")
+	fs.IntVar(&o.Cluster.Namespaces, "namespaces", o.Cluster.Namespaces, "namespaces the objects are spread over")
+	fs.IntVar(&o.Cluster.Pods, "pods", o.Cluster.Pods, "pods")
+	fs.IntVar(&o.Cluster.Services, "services", o.Cluster.Services, "services")
+	fs.IntVar(&o.Cluster.EndpointSlices, "endpointslices", o.Cluster.EndpointSlices, "endpointslices")
+	fs.IntVar(&o.Cluster.NetworkSets, "networksets", o.Cluster.NetworkSets, "Calico networksets")
+	fs.IntVar(&o.Workers, "workers", o.Workers, "concurrent creates while loading")
+	fs.DurationVar(&o.WriteInterval, "write-interval", o.WriteInterval, "one pod changed this often during the runs (0: barriers only)")
+	fs.DurationVar(&o.Idle, "idle", o.Idle, "steady-state window measured with the kubesync fleet in sync (0 skips it)")
+	fs.BoolVar(&o.Informers, "informers", o.Informers, "run the informer fleet")
+	fs.BoolVar(&o.APIServerRestart, "apiserver-restart", o.APIServerRestart, "run the apiserver restarts")
+	fs.DurationVar(&o.CaughtUpTimeout, "timeout", o.CaughtUpTimeout, "bound on each wait for the agents to catch up")
+	fs.StringVar(&o.Dir, "dir", "", "folder for the checkpoints and logs (default: a new temporary folder)")
+	_ = fs.Parse(args)
+	o.Cluster.Nodes = o.Agents
+	o.Log = os.Stderr
+	o.Command = strings.TrimSpace("go run ./fv/fleet/cmd/fleet " + strings.Join(args, " "))
+	if os.Getenv("MAKELEVEL") != "" && os.Getenv("KUBEBUILDER_ASSETS") != "" {
+		o.Command = "make fleet`, that is `KUBEBUILDER_ASSETS=" + os.Getenv("KUBEBUILDER_ASSETS") + " " + o.Command
+	}
+	var err error
+	if o.Dir == "" {
+		o.Dir, err = os.MkdirTemp("", "kubesync-fleet-")
+	} else {
+		err = os.MkdirAll(o.Dir, 0o700)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fleet:", err)
+		return 1
+	}
+	// client-go's reflectors log every watch the apiserver restart ends, N times
+	// over: to a file, next to the agents' own log.
+	klogFile, err := os.Create(filepath.Join(o.Dir, "klog.log"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fleet:", err)
+		return 1
+	}
+	defer klogFile.Close()
+	kfs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(kfs)
+	_ = kfs.Set("logtostderr", "false")
+	_ = kfs.Set("alsologtostderr", "false")
+	_ = kfs.Set("stderrthreshold", "FATAL")
+	klog.SetOutput(klogFile)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rep, err := fleet.Run(ctx, o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fleet:", err)
+		fmt.Fprintln(os.Stderr, "fleet: logs in", o.Dir)
+		return 1
+	}
+	md := rep.Markdown()
+	fmt.Print(md)
+	if *out != "" {
+		if err := os.WriteFile(*out, []byte(md), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "fleet:", err)
+			return 1
+		}
+		fmt.Fprintln(os.Stderr, "fleet: wrote", *out)
+	}
+	return 0
+}

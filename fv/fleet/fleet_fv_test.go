@@ -1,0 +1,69 @@
+package fleet_test
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/kubesync/kubesync/fv/fleet"
+	"github.com/kubesync/kubesync/watchersets"
+)
+
+// A small fleet on the real control plane: what `make fleet` measures at scale,
+// asserted on counts rather than on time.
+var _ = Describe("a small fleet", Ordered, func() {
+	var rep *fleet.Report
+	const agents = 3
+
+	BeforeAll(func(ctx SpecContext) {
+		o := fleet.Options{
+			Agents: agents, Wave: 1,
+			Cluster:       fleet.Cluster{Namespaces: 2, Nodes: agents, Pods: 60, Services: 10, EndpointSlices: 20, NetworkSets: 100},
+			Workers:       8,
+			WriteInterval: 200 * time.Millisecond,
+			Informers:     true,
+			// The apiserver restarts are `make fleet`'s: each costs a restart
+			// of the control plane's apiserver.
+			CaughtUpTimeout: 3 * time.Minute,
+			Dir:             GinkgoT().TempDir(),
+			Log:             GinkgoWriter,
+		}
+		var err error
+		rep, err = fleet.Run(ctx, o)
+		Expect(err).NotTo(HaveOccurred())
+	}, NodeTimeout(10*time.Minute))
+
+	types := func() int {
+		set, err := watchersets.Lookup(watchersets.Dataplane)
+		Expect(err).NotTo(HaveOccurred())
+		return len(set.Types)
+	}
+
+	It("starts cold by reading the whole state of every type, once per agent", func() {
+		for _, name := range []string{fleet.RunInformerCold, fleet.RunKubesyncCold, fleet.RunRollingCold} {
+			f, ok := rep.Run(name)
+			Expect(ok).To(BeTrue(), name)
+			Expect(f.Agents).To(Equal(agents), name)
+			Expect(f.AgentLists+f.AgentWatchLists).To(BeNumerically(">=", agents*types()), name)
+			Expect(f.BytesSent).To(BeNumerically(">", 0), name)
+			Expect(f.APICPU).To(BeNumerically(">", 0), name)
+			Expect(f.ToInSync).To(HaveLen(agents), name)
+		}
+	})
+
+	It("measures the same initial-state streams at the apiserver as on the agents' connections", func() {
+		f, _ := rep.Run(fleet.RunKubesyncCold)
+		Expect(f.WatchLists).To(BeNumerically(">=", float64(f.AgentWatchLists)))
+		Expect(f.Lists).To(BeNumerically(">=", float64(f.AgentLists)))
+	})
+
+	It("reports the warm rolling restart against the cold one", func(_ context.Context) {
+		_, warm := rep.Run(fleet.RunRollingWarm)
+		Expect(warm).To(Equal(rep.Checkpoint))
+		for _, v := range rep.Verdicts() {
+			Expect(v.Measured || v.Explanation != "").To(BeTrue(), v.Target.Name)
+		}
+	})
+})

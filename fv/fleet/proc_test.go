@@ -1,0 +1,20 @@
+package fleet
+
+import (
+	"fmt"
+	"os"
+	"testing"
+)
+
+func TestReadStatOfSelf(t *testing.T) {
+	comm, ppid, cpu, err := readStat(fmt.Sprintf("/proc/%d/stat", os.Getpid()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if comm == "" || ppid != os.Getppid() || cpu < 0 {
+		t.Errorf("comm %q ppid %d (want %d) cpu %v", comm, ppid, os.Getppid(), cpu)
+	}
+	if _, err := findChild("no-such-process-name"); err == nil {
+		t.Error("found a child that does not exist")
+	}
+}

@@ -1,0 +1,60 @@
+package fleet
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestVerdictsWarmAgainstCold(t *testing.T) {
+	cold := Figures{Name: RunRollingCold, Agents: 4, BytesSent: 1000, APICPU: 10, Lists: 0, WatchLists: 68, ToInSync: []float64{1, 2, 3}}
+	warm := Figures{Name: RunRollingWarm, Agents: 4, BytesSent: 40, APICPU: 3, Lists: 1, WatchLists: 0, ToInSync: []float64{0.1, 0.2, 0.3}}
+	r := &Report{Checkpoint: true, Runs: []Figures{cold, warm}}
+	got := map[string]Verdict{}
+	for _, v := range r.Verdicts() {
+		got[v.Target.Name] = v
+	}
+	check := func(name string, met bool, ratio float64) {
+		t.Helper()
+		v, ok := got[name]
+		if !ok || !v.Measured {
+			t.Fatalf("%s: not measured: %+v", name, v)
+		}
+		if v.Met != met || (ratio != 0 && v.Ratio != ratio) {
+			t.Errorf("%s: met %v ratio %v, want met %v ratio %v", name, v.Met, v.Ratio, met, ratio)
+		}
+	}
+	check("apiserver bytes sent", true, 0.04)
+	check("apiserver CPU seconds", false, 0.3)
+	check("LIST requests", false, 0)
+	check("initial-state streams (WatchList)", true, 0)
+	check("median time to InSync per agent", true, 0.1)
+
+	md := r.Markdown()
+	if n := strings.Count(md, "**not met**"); n != 2 {
+		t.Errorf("the report shows %d targets not met, want 2:\n%s", n, md)
+	}
+}
+
+func TestVerdictsPendingWithoutCheckpoint(t *testing.T) {
+	r := &Report{Runs: []Figures{{Name: RunRollingCold, Agents: 2, BytesSent: 10}}}
+	for _, v := range r.Verdicts() {
+		if v.Measured || v.Met || !strings.Contains(v.Explanation, "pending on the checkpoint") {
+			t.Errorf("%s: %+v, want not measured, pending on the checkpoint", v.Target.Name, v)
+		}
+	}
+	if md := r.Markdown(); !strings.Contains(md, "pending on the checkpoint") {
+		t.Errorf("the report does not say the warm run is pending:\n%s", md)
+	}
+}
+
+func TestMeterReadingSub(t *testing.T) {
+	m := NewMeter()
+	a := m.Read()
+	m.read.Add(100)
+	m.requests[RequestKey{Verb: "watchlist", Resource: "pods"}] = 3
+	m.requests[RequestKey{Verb: "list", Group: "crd.projectcalico.org", Resource: "networksets"}] = 1
+	d := m.Read().Sub(a)
+	if d.BytesRead != 100 || d.Count("watchlist", "") != 3 || d.Count("list", "networksets") != 1 || d.Count("watch", "") != 0 {
+		t.Errorf("difference %+v", d)
+	}
+}

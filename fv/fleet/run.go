@@ -1,0 +1,358 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubesync/kubesync/fv/bench"
+	"github.com/kubesync/kubesync/internal/controlplane"
+	"github.com/kubesync/kubesync/resources"
+	"github.com/kubesync/kubesync/watchersets"
+)
+
+// Options configure a fleet run. DefaultOptions gives the full run.
+type Options struct {
+	Agents  int     // N
+	Wave    int     // k: agents restarted at a time in a rolling restart
+	Cluster Cluster // objects loaded before the runs
+	Workers int     // concurrent creates while loading
+	// WriteInterval is the pace of the background writes (one pod changed per
+	// write) during every run; 0 writes only the barriers.
+	WriteInterval time.Duration
+	// Idle is the length of the steady-state window measured with the kubesync
+	// fleet in sync; 0 skips it.
+	Idle time.Duration
+	// Informers runs the informer fleet (cold start, apiserver restart) first.
+	Informers bool
+	// APIServerRestart runs the apiserver restarts.
+	APIServerRestart bool
+	// CaughtUpTimeout bounds each wait for agents to catch up.
+	CaughtUpTimeout time.Duration
+	// Dir holds the checkpoints and the logs; a new temporary folder when empty.
+	Dir     string
+	Command string    // the command line shown in the report
+	Log     io.Writer // progress lines; nil discards them
+}
+
+// DefaultOptions is the full run of `make fleet`.
+func DefaultOptions() Options {
+	return Options{
+		Agents: 60, Wave: 6, Cluster: DefaultCluster(60), Workers: 16,
+		WriteInterval: 500 * time.Millisecond, Idle: 20 * time.Second,
+		Informers: true, APIServerRestart: true, CaughtUpTimeout: 10 * time.Minute,
+	}
+}
+
+// Validate reports options that cannot run.
+func (o Options) Validate() error {
+	switch {
+	case o.Agents < 1:
+		return fmt.Errorf("fleet: %d agents, need at least 1", o.Agents)
+	case o.Wave < 1 || o.Wave > o.Agents:
+		return fmt.Errorf("fleet: wave of %d agents, need 1 to %d", o.Wave, o.Agents)
+	case o.CaughtUpTimeout <= 0:
+		return errors.New("fleet: no catch-up timeout")
+	}
+	return o.Cluster.Validate()
+}
+
+// The runs, by name.
+const (
+	RunInformerCold     = "cold start, informer fleet"
+	RunKubesyncCold     = "cold start, kubesync fleet"
+	RunIdle             = "steady state, kubesync fleet"
+	RunRollingCold      = "rolling restart, kubesync cold"
+	RunRollingWarm      = "rolling restart, kubesync warm"
+	RunRestartNoAgents  = "apiserver restart, no agents"
+	RunRestartInformers = "apiserver restart, informer fleet"
+	RunRestartKubesync  = "apiserver restart, kubesync fleet"
+)
+
+// Run loads a new control plane and runs the fleet on it.
+func Run(ctx context.Context, o Options) (*Report, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	out := o.Log
+	if out == nil {
+		out = io.Discard
+	}
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(out, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
+	}
+	if o.Dir == "" {
+		dir, err := os.MkdirTemp("", "kubesync-fleet-")
+		if err != nil {
+			return nil, err
+		}
+		o.Dir = dir
+	}
+	rep := &Report{Options: o, Machine: bench.ReadMachine(), Started: time.Now(), Checkpoint: checkpointAvailable}
+
+	cpLog, err := os.Create(filepath.Join(o.Dir, "controlplane.log"))
+	if err != nil {
+		return nil, err
+	}
+	defer cpLog.Close()
+	agentLog, err := os.Create(filepath.Join(o.Dir, "agents.log"))
+	if err != nil {
+		return nil, err
+	}
+	defer agentLog.Close()
+	log := logrus.New()
+	log.SetOutput(agentLog)
+
+	crds, err := resources.CRDs()
+	if err != nil {
+		return nil, err
+	}
+	logf("starting the control plane (logs in %s)", o.Dir)
+	cp, err := controlplane.Start(ctx, controlplane.WithCRDs(crds...), controlplane.WithOutput(cpLog))
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err := cp.Stop(); err != nil {
+			logf("stopping the control plane: %v", err)
+		}
+	}()
+	cfg := cp.Config()
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if v, err := cs.Discovery().ServerVersion(); err == nil {
+		rep.ServerVersion = v.GitVersion
+	}
+
+	set, err := watchersets.Lookup(watchersets.Dataplane)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	logf("loading %d objects with %d workers", o.Cluster.Objects(), o.Workers)
+	if err := o.Cluster.Load(ctx, cs, dyn, o.Workers, logf); err != nil {
+		return nil, err
+	}
+	rep.LoadSeconds = time.Since(start).Seconds()
+	expected, perType, err := countObjects(ctx, dyn, set.Types)
+	if err != nil {
+		return nil, err
+	}
+	rep.Objects, rep.PerType = expected, perType
+	logf("the cluster holds %d objects of the %d types of the %s set", expected, len(set.Types), set.Name)
+
+	r := &runner{o: o, cp: cp, meter: NewMeter(), writer: NewWriter(cs, o.Cluster), logf: logf, rep: rep}
+	r.env = &agentEnv{base: cfg, meter: r.meter, types: set.Types, expected: expected}
+	if r.probe, err = newProbe(cp, r.meter, set.Types); err != nil {
+		return nil, err
+	}
+	r.writer.Start(o.WriteInterval)
+	defer r.writer.Stop()
+	rep.LoadAvgBefore = bench.LoadAvg()
+	if err := r.all(ctx, log); err != nil {
+		return nil, err
+	}
+	rep.LoadAvgAfter = bench.LoadAvg()
+	rep.Writes, rep.FailedWrites = r.writer.Writes()
+	rep.Finished = time.Now()
+	return rep, nil
+}
+
+// countObjects lists every type and returns how many objects they hold.
+func countObjects(ctx context.Context, dyn dynamic.Interface, types []resources.Type) (int, map[string]int, error) {
+	total, per := 0, map[string]int{}
+	for _, t := range types {
+		l, err := dyn.Resource(t.GVR).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return 0, nil, fmt.Errorf("counting %s: %w", t.Name, err)
+		}
+		total += len(l.Items)
+		per[t.Name] = len(l.Items)
+	}
+	return total, per, nil
+}
+
+// runner holds what the runs share.
+type runner struct {
+	o      Options
+	cp     *controlplane.ControlPlane
+	meter  *Meter
+	writer *Writer
+	env    *agentEnv
+	probe  *probe
+	logf   func(string, ...any)
+	rep    *Report
+}
+
+// all runs every run in order: the informer fleet's, an apiserver restart with
+// no agents, then the kubesync fleet's.
+func (r *runner) all(ctx context.Context, log logrus.FieldLogger) error {
+	n := r.o.Agents
+	if r.o.Informers {
+		inf, err := newFleet(KindInformer, n, r.env, "", log)
+		if err != nil {
+			return err
+		}
+		err = r.coldStart(ctx, RunInformerCold, inf)
+		if err == nil && r.o.APIServerRestart {
+			err = r.apiServerRestart(ctx, RunRestartInformers, inf)
+		}
+		inf.stop(inf.all())
+		if err != nil {
+			return err
+		}
+	}
+	if r.o.APIServerRestart {
+		if err := r.apiServerRestart(ctx, RunRestartNoAgents, nil); err != nil {
+			return err
+		}
+	}
+	stateDir := ""
+	if checkpointAvailable {
+		stateDir = filepath.Join(r.o.Dir, "state")
+	}
+	ks, err := newFleet(KindKubesync, n, r.env, stateDir, log)
+	if err != nil {
+		return err
+	}
+	defer ks.stop(ks.all())
+	if err := r.coldStart(ctx, RunKubesyncCold, ks); err != nil {
+		return err
+	}
+	if r.o.Idle > 0 {
+		if err := r.idle(ctx, ks); err != nil {
+			return err
+		}
+	}
+	if err := r.rolling(ctx, RunRollingCold, ks, false); err != nil {
+		return err
+	}
+	if checkpointAvailable {
+		if err := r.rolling(ctx, RunRollingWarm, ks, true); err != nil {
+			return err
+		}
+	}
+	if r.o.APIServerRestart {
+		if err := r.apiServerRestart(ctx, RunRestartKubesync, ks); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// measured runs action between two samples and records its figures. action
+// returns the agents it started and whether the apiserver restarted.
+func (r *runner) measured(ctx context.Context, name string, f *fleet, action func() (started []int, restarted bool, err error)) error {
+	r.logf("%s", name)
+	a, err := r.probe.begin(ctx)
+	if err != nil {
+		return err
+	}
+	started, restarted, err := action()
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	b, err := r.probe.take(ctx)
+	if err != nil {
+		return err
+	}
+	fig := r.probe.figures(name, len(started), a, b, restarted)
+	if f != nil && len(started) > 0 {
+		fig.ToComplete, fig.ToInSync = f.timings(started)
+	}
+	r.rep.Runs = append(r.rep.Runs, fig)
+	r.logf("  %s", fig.summary())
+	return nil
+}
+
+// catchUp writes a barrier and waits until the agents idx have seen it.
+func (r *runner) catchUp(ctx context.Context, f *fleet, idx []int) error {
+	wctx, cancel := context.WithTimeout(ctx, time.Minute)
+	seq, err := r.writer.Write(wctx)
+	cancel()
+	if err != nil {
+		return err
+	}
+	return f.waitCaughtUp(ctx, idx, seq, r.o.CaughtUpTimeout)
+}
+
+func (r *runner) coldStart(ctx context.Context, name string, f *fleet) error {
+	return r.measured(ctx, name, f, func() ([]int, bool, error) {
+		all := f.all()
+		if err := f.start(ctx, all, false); err != nil {
+			return nil, false, err
+		}
+		return all, false, r.catchUp(ctx, f, all)
+	})
+}
+
+func (r *runner) idle(ctx context.Context, f *fleet) error {
+	return r.measured(ctx, RunIdle, f, func() ([]int, bool, error) {
+		select {
+		case <-time.After(r.o.Idle):
+		case <-ctx.Done():
+			return nil, false, ctx.Err()
+		}
+		return nil, false, r.catchUp(ctx, f, f.all())
+	})
+}
+
+// rolling restarts every agent, Wave at a time: the next wave stops once the
+// previous one has caught up, as a DaemonSet's rolling update with
+// maxUnavailable=Wave would.
+func (r *runner) rolling(ctx context.Context, name string, f *fleet, warm bool) error {
+	return r.measured(ctx, name, f, func() ([]int, bool, error) {
+		all := f.all()
+		for lo := 0; lo < len(all); lo += r.o.Wave {
+			wave := all[lo:min(lo+r.o.Wave, len(all))]
+			f.stop(wave)
+			if err := f.start(ctx, wave, warm); err != nil {
+				return nil, false, err
+			}
+			if err := r.catchUp(ctx, f, wave); err != nil {
+				return nil, false, err
+			}
+		}
+		return all, false, r.catchUp(ctx, f, all)
+	})
+}
+
+// apiServerRestart restarts the apiserver with f's agents connected (f nil:
+// none) and waits until they have caught up again.
+func (r *runner) apiServerRestart(ctx context.Context, name string, f *fleet) error {
+	return r.measured(ctx, name, f, func() ([]int, bool, error) {
+		before := r.cp.APIServerURL().String()
+		if err := r.cp.RestartAPIServer(ctx); err != nil {
+			return nil, true, err
+		}
+		if after := r.cp.APIServerURL().String(); after != before {
+			return nil, true, fmt.Errorf("the apiserver moved from %s to %s on restart; the agents cannot follow", before, after)
+		}
+		if err := r.probe.findAPIServer(); err != nil {
+			return nil, true, err
+		}
+		if f == nil {
+			// Settle as the runs with agents do: until a write goes through.
+			wctx, cancel := context.WithTimeout(ctx, time.Minute)
+			defer cancel()
+			_, err := r.writer.Write(wctx)
+			return nil, true, err
+		}
+		return nil, true, r.catchUp(ctx, f, f.all())
+	})
+}
