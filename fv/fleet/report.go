@@ -164,7 +164,7 @@ func (r *Report) Markdown() string {
 	p("\n")
 
 	p("## Runs: totals at the apiserver\n\n")
-	p("| run | agents started | wall | apiserver CPU | apiserver peak RSS | etcd CPU | bytes sent | apiserver-counted bytes | LIST | WATCH opened | initial-state streams | connections |\n")
+	p("| run | agents started | wall | apiserver CPU | apiserver peak RSS | etcd CPU | bytes sent | apiserver-counted bytes | LIST | WATCH opened | initial-state streams | TCP dials |\n")
 	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, f := range r.Runs {
 		p("| %s | %d | %.1f s | %.1f s | %s | %.1f s | %s | %s | %.0f | %.0f | %.0f | %d |\n", f.Name, f.Agents, f.Seconds,
@@ -196,28 +196,39 @@ func (r *Report) Markdown() string {
 	p("Counted by the apiserver (`apiserver_request_total`, `apiserver_longrunning_requests`, `apiserver_watch_list_duration_seconds`;")
 	p(" all clients, its own loopback informers included) and, in parentheses, on the agents' connections.")
 	p(" A cell is LIST / WATCH opened / initial-state streams.\n\n")
+	r.resourceTable(p, func(x ResourceFigures) string {
+		return fmt.Sprintf("%.0f / %.0f / %.0f (%d / %d / %d)", x.Lists, x.Watches, x.WatchLists, x.AgentLists, x.AgentWatches, x.AgentWatchLists)
+	})
+	p("\n")
+	p("### Bytes per resource\n\n")
+	p("What the apiserver counted as sent for each resource (list responses and watch events, all clients, before framing), in KiB.\n\n")
+	r.resourceTable(p, func(x ResourceFigures) string { return fmt.Sprintf("%.0f", x.Bytes/1024) })
+	p("\n")
+	r.howMarkdown(p)
+	return b.String()
+}
+
+// resourceTable renders one row per resource and one column per run.
+func (r *Report) resourceTable(p func(string, ...any), cell func(ResourceFigures) string) {
+	if len(r.Runs) == 0 {
+		return
+	}
 	p("| resource |")
 	for _, f := range r.Runs {
 		p(" %s |", f.Name)
 	}
 	p("\n|---|")
 	for range r.Runs {
-		p("---|")
+		p("---:|")
 	}
 	p("\n")
-	if len(r.Runs) > 0 {
-		for i, rf := range r.Runs[0].Resources {
-			p("| %s |", rf.Resource)
-			for _, f := range r.Runs {
-				x := f.Resources[i]
-				p(" %.0f / %.0f / %.0f (%d / %d / %d) |", x.Lists, x.Watches, x.WatchLists, x.AgentLists, x.AgentWatches, x.AgentWatchLists)
-			}
-			p("\n")
+	for i, rf := range r.Runs[0].Resources {
+		p("| %s |", rf.Resource)
+		for _, f := range r.Runs {
+			p(" %s |", cell(f.Resources[i]))
 		}
+		p("\n")
 	}
-	p("\n")
-	r.howMarkdown(p)
-	return b.String()
 }
 
 func (r *Report) howMarkdown(p func(string, ...any)) {
@@ -239,8 +250,12 @@ func (r *Report) howMarkdown(p func(string, ...any)) {
 	p(" start of each run (`5` written to /proc/PID/clear_refs). After an apiserver restart, CPU, peak RSS and counters are the new")
 	p(" process's since its start, so they include its own start-up: compare with \"%s\", which ends once the apiserver", RunRestartNoAgents)
 	p(" is ready and has taken one write.\n")
-	p("- Bytes sent: bytes the agents read from their connections (TLS records and HTTP/2 frames included). Apiserver-counted bytes:")
-	p(" the sums of `apiserver_response_sizes` and `apiserver_watch_events_sizes` (all clients, payload only).\n")
+	p("- Bytes sent: bytes the agents read from their connections (TLS records and HTTP/2 frames included), as the network carries")
+	p(" them: the apiserver gzips its responses, watch streams included, for clients that accept it, and client-go's do.")
+	p(" Apiserver-counted bytes: the sums of `apiserver_response_sizes` and `apiserver_watch_events_sizes` (all clients, the")
+	p(" encoded objects before compression): what the apiserver serialized.\n")
+	p("- TCP dials: connections the agents opened. An agent that starts its watches at once dials once per request in flight")
+	p(" before the first TLS handshake ends; HTTP/2 then keeps one and closes the others, as in an agent process.\n")
 	p("- LIST: `apiserver_request_total{verb=\"LIST\"}`. WATCH opened: `apiserver_request_total{verb=\"WATCH\"}` counts a watch when it")
 	p(" ends, so opened = ended + the change in `apiserver_longrunning_requests{verb=\"WATCH\"}`. Initial-state streams: the count of")
 	p(" `apiserver_watch_list_duration_seconds`, one per watch that streamed the whole state first (WatchList, as both kubesync and")
