@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubesync/kubesync/crds"
 	"github.com/kubesync/kubesync/fv/bench"
 	"github.com/kubesync/kubesync/internal/controlplane"
 	"github.com/kubesync/kubesync/resources"
@@ -112,12 +113,12 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	log := logrus.New()
 	log.SetOutput(agentLog)
 
-	crds, err := resources.CRDs()
+	defs, err := crds.All()
 	if err != nil {
 		return nil, err
 	}
 	logf("starting the control plane (logs in %s)", o.Dir)
-	cp, err := controlplane.Start(ctx, controlplane.WithCRDs(crds...), controlplane.WithOutput(cpLog))
+	cp, err := controlplane.Start(ctx, controlplane.WithCRDs(defs...), controlplane.WithOutput(cpLog))
 	if err != nil {
 		return nil, err
 	}
