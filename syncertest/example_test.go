@@ -1,0 +1,104 @@
+package syncertest_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/kubesync/kubesync/resources"
+	"github.com/kubesync/kubesync/syncer"
+	"github.com/kubesync/kubesync/syncertest"
+)
+
+// quiet is a logger for examples: the syncer logs retries at warning level.
+func quiet() *logrus.Logger {
+	l := logrus.New()
+	l.SetOutput(io.Discard)
+	return l
+}
+
+// A unit test of an agent's callbacks: the fake API serves whole objects, the
+// Recorder keeps what the syncer reported and the state it adds up to.
+func ExampleAPI() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	types := []resources.Type{resources.Pods, resources.Nodes}
+	api := syncertest.NewAPI(types...)
+	api.Put(resources.Pods, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web"},
+		Spec: corev1.PodSpec{NodeName: "node-a"}})
+	api.Put(resources.Nodes, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}})
+
+	rec := syncertest.NewRecorder()
+	s, err := syncer.New(nil, types, rec, api.Option(), syncer.WithLogger(quiet()))
+	if err != nil {
+		panic(err)
+	}
+	s.Start(ctx)
+	defer s.Stop()
+	if err := rec.WaitForStatus(ctx, syncer.InSync); err != nil {
+		panic(err)
+	}
+
+	api.Delete(resources.Pods, "ns", "web")
+	if err := rec.WaitFor(ctx, func(r *syncertest.Recorder) bool { return len(r.Keys()) == 1 }); err != nil {
+		panic(err)
+	}
+	fmt.Println("state:", rec.Keys())
+	// Output:
+	// state: [Node/node-a]
+}
+
+// The Recorder's lines show the calls in order. Here the nodes type is forbidden
+// from the start, then allowed: the syncer reports the failure once and reaches
+// InSync without nodes; it retries with backoff, and once a list succeeds it
+// reports a resync of nodes.
+func ExampleRecorder() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	api := syncertest.NewAPI(resources.Nodes)
+	nodes := api.Resource(resources.Nodes)
+	nodes.Set("node-a")
+	denied := apierrors.NewForbidden(resources.Nodes.GVR.GroupResource(), "", errors.New("RBAC: denied"))
+	nodes.FailLists(func() error { return denied })
+
+	rec := syncertest.NewRecorder()
+	s, err := syncer.New(nil, []resources.Type{resources.Nodes}, rec, api.Option(), syncer.WithLogger(quiet()),
+		syncer.WithInitialList(syncer.Paged),
+		syncer.WithBackoff(wait.Backoff{Duration: 10 * time.Millisecond, Factor: 2, Cap: 100 * time.Millisecond, Steps: 1 << 30}))
+	if err != nil {
+		panic(err)
+	}
+	s.Start(ctx)
+	defer s.Stop()
+	if err := rec.WaitForStatus(ctx, syncer.InSync); err != nil {
+		panic(err)
+	}
+	nodes.FailLists(nil)
+	listed := func(r *syncertest.Recorder) bool {
+		st, _ := r.Status()
+		return len(r.Keys()) == 1 && st == syncer.InSync
+	}
+	if err := rec.WaitFor(ctx, listed); err != nil {
+		panic(err)
+	}
+	for _, l := range rec.Lines() {
+		fmt.Println(l)
+	}
+	// Output:
+	// status WaitForDatastore
+	// sync failed nodes: nodes is forbidden: RBAC: denied
+	// status InSync
+	// status ResyncInProgress
+	// updates New Node/node-a
+	// status InSync
+}
