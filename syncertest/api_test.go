@@ -92,7 +92,7 @@ var _ = Describe("Recorder", func() {
 			"updates New Node/a, New Node/b",
 			"updates Deleted Node/a, Updated Node/b",
 			"parse failed nodes: bad",
-			"sync failed pods: bad",
+			"sync failed pods: none",
 			"sync recovered pods",
 			"status InSync",
 		}))

@@ -60,7 +60,7 @@ func ExampleAPI() {
 // The Recorder's lines show the calls in order. Here the nodes type is forbidden
 // from the start, then allowed: the syncer reports the failure once and reaches
 // InSync without nodes; it retries with backoff, and once a list succeeds it
-// reports a resync of nodes.
+// delivers that list's updates, then the recovery.
 func ExampleRecorder() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -84,11 +84,11 @@ func ExampleRecorder() {
 		panic(err)
 	}
 	nodes.FailLists(nil)
-	listed := func(r *syncertest.Recorder) bool {
-		st, _ := r.Status()
-		return len(r.Keys()) == 1 && st == syncer.InSync
+	recovered := func(r *syncertest.Recorder) bool {
+		calls := r.Calls()
+		return len(calls) > 0 && calls[len(calls)-1].Kind == syncertest.SyncRecovered
 	}
-	if err := rec.WaitFor(ctx, listed); err != nil {
+	if err := rec.WaitFor(ctx, recovered); err != nil {
 		panic(err)
 	}
 	for _, l := range rec.Lines() {
@@ -96,9 +96,8 @@ func ExampleRecorder() {
 	}
 	// Output:
 	// status WaitForDatastore
-	// sync failed nodes: nodes is forbidden: RBAC: denied
+	// sync failed nodes: forbidden
 	// status InSync
-	// status ResyncInProgress
 	// updates New Node/node-a
-	// status InSync
+	// sync recovered nodes
 }

@@ -35,11 +35,12 @@ type Callback struct {
 	Type    string            // ParseFailed, SyncFailed, SyncRecovered: the type's name
 	Object  any               // ParseFailed: the object that failed conversion
 	Err     error             // ParseFailed, SyncFailed
+	Failure syncer.Failure    // SyncFailed: syncer.FailureOf(Err)
 }
 
 // String renders the call on one line: "status InSync", "updates New Pod/ns/a,
-// Deleted Pod/ns/b", "parse failed pods: <error>", "sync failed pods: <error>",
-// "sync recovered pods".
+// Deleted Pod/ns/b", "parse failed pods: <error>", "sync failed pods: forbidden"
+// (the Failure; its error is in Err), "sync recovered pods".
 func (c Callback) String() string {
 	switch c.Kind {
 	case StatusUpdated:
@@ -53,7 +54,7 @@ func (c Callback) String() string {
 	case ParseFailed:
 		return fmt.Sprintf("parse failed %s: %v", c.Type, c.Err)
 	case SyncFailed:
-		return fmt.Sprintf("sync failed %s: %v", c.Type, c.Err)
+		return fmt.Sprintf("sync failed %s: %v", c.Type, c.Failure)
 	case SyncRecovered:
 		return "sync recovered " + c.Type
 	}
@@ -81,6 +82,7 @@ var (
 	_ syncer.Callbacks           = (*Recorder)(nil)
 	_ syncer.ParseFailureHandler = (*Recorder)(nil)
 	_ syncer.SyncFailureHandler  = (*Recorder)(nil)
+	_ syncer.SyncRecoveryHandler = (*Recorder)(nil)
 )
 
 // OnStatusUpdated records the status.
@@ -108,7 +110,7 @@ func (r *Recorder) OnParseFailed(typeName string, object any, err error) {
 
 // OnSyncFailed records the start of a failure episode of typeName.
 func (r *Recorder) OnSyncFailed(typeName string, err error) {
-	r.add(Callback{Kind: SyncFailed, Type: typeName, Err: err}, nil)
+	r.add(Callback{Kind: SyncFailed, Type: typeName, Err: err, Failure: syncer.FailureOf(err)}, nil)
 }
 
 // OnSyncRecovered records the end of a failure episode of typeName.
