@@ -16,6 +16,11 @@
 //	kubesync_type_status{status}              gauge    1 for the type's current
 //	                                                   status, 0 for the others
 //	kubesync_conversion_failures_total        counter  objects that failed conversion
+//	kubesync_sync_failure{failure}            gauge    1 for the type's current failure
+//	                                                   ("forbidden", "unauthorized",
+//	                                                   "missing"), 0 for the others;
+//	                                                   all 0 once it recovers
+//	kubesync_sync_failures_total{failure}     counter  failure episodes
 //
 // RegisterRuntime adds the Go runtime and process collectors to a registry.
 package metrics

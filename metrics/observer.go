@@ -29,6 +29,8 @@ type Observer struct {
 	lastEvent    *prometheus.GaugeVec
 	status       *prometheus.GaugeVec
 	convFailures *prometheus.CounterVec
+	failure      *prometheus.GaugeVec
+	episodes     *prometheus.CounterVec
 
 	mu    sync.Mutex
 	types map[string]*typeMetrics
@@ -43,6 +45,8 @@ type typeMetrics struct {
 	lastEvent    prometheus.Gauge
 	status       [numStatuses]prometheus.Gauge
 	convFailures prometheus.Counter
+	failure      [len(failures)]prometheus.Gauge
+	episodes     [len(failures)]prometheus.Counter
 
 	current syncer.SyncStatus
 	known   bool // current was set
@@ -84,9 +88,16 @@ func New(reg prometheus.Registerer, opts ...Option) (*Observer, error) {
 			"Sync status of a resource type: 1 for its current status, 0 for the others.", "type", "status"),
 		convFailures: counter("conversion_failures_total",
 			"Objects that failed conversion and were skipped.", "type"),
+		failure: gauge("sync_failure",
+			`Why a resource type cannot be synced now: 1 for its current failure ("forbidden", "unauthorized" or "missing"), 0 for the others.`,
+			"type", "failure"),
+		episodes: counter("sync_failures_total",
+			"Failure episodes per resource type and failure: a type that starts failing, or fails otherwise than it did.",
+			"type", "failure"),
 		types: map[string]*typeMetrics{},
 	}
-	for _, col := range []prometheus.Collector{o.objects, o.lists, o.restarts, o.lastEvent, o.status, o.convFailures} {
+	for _, col := range []prometheus.Collector{o.objects, o.lists, o.restarts, o.lastEvent, o.status, o.convFailures,
+		o.failure, o.episodes} {
 		if err := reg.Register(col); err != nil {
 			return nil, fmt.Errorf("metrics: registering kubesync metrics: %w", err)
 		}
@@ -108,6 +119,10 @@ func (o *Observer) of(name string) *typeMetrics {
 	}
 	for i := range numStatuses {
 		tm.status[i] = o.status.WithLabelValues(name, syncer.SyncStatus(i).String())
+	}
+	for i, f := range failures {
+		tm.failure[i] = o.failure.WithLabelValues(name, f.String())
+		tm.episodes[i] = o.episodes.WithLabelValues(name, f.String())
 	}
 	o.types[name] = tm
 	return tm
@@ -153,11 +168,7 @@ func (o *Observer) TypeStatus(typeName string, status syncer.SyncStatus) {
 	}
 	tm.current, tm.known = status, true
 	for i, g := range tm.status {
-		v := 0.0
-		if syncer.SyncStatus(i) == status {
-			v = 1
-		}
-		g.Set(v)
+		g.Set(boolValue(syncer.SyncStatus(i) == status))
 	}
 }
 
