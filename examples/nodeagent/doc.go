@@ -1,0 +1,14 @@
+// Nodeagent is an example to copy: an agent on one node keeps a snapshot.Store of
+// the pods of its node and of the Calico network policies, and prints, once in
+// sync and on every change, the policies that select each local pod.
+//
+// The pattern is the one of a real agent: a field selector asks the apiserver for
+// this node's pods only; conversions keep only what the calculation needs; the
+// Store holds the values; the calculation runs on the Store after each batch, once
+// the syncer is in sync. The calculation itself is a toy: it understands the Calico
+// selectors all() and key == 'value' joined by &&.
+//
+//	go run ./examples/nodeagent --node node-a --kubeconfig ~/.kube/config
+//
+// The example's test runs it on kubesync's syncertest fake API.
+package main
