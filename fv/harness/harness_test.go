@@ -354,6 +354,27 @@ var _ = Describe("Proxy", func() {
 		Eventually(held).WithContext(ctx).Should(Receive(BeNil()))
 	})
 
+	It("stalls the connections open now for good, letting new ones through", func(ctx SpecContext) {
+		cs := clientsetFor(proxy.Config())
+		ns := newNamespace(ctx)
+		stalled, err := cs.CoreV1().ConfigMaps(ns).Watch(ctx, metav1.ListOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		defer stalled.Stop()
+		Expect(proxy.StallOpen("", "configmaps")).To(Equal(1))
+
+		fresh, err := cs.CoreV1().ConfigMaps(ns).Watch(ctx, metav1.ListOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		defer fresh.Stop()
+		createConfigMap(ctx, clientsetFor(cp.Config()), ns, "after-stall")
+		Eventually(fresh.ResultChan()).WithContext(ctx).Should(Receive(), "a new watch flows")
+		Consistently(stalled.ResultChan()).WithTimeout(2*time.Second).ShouldNot(Receive(), "the stalled one stays silent")
+		Expect(proxy.OpenStreams("", "configmaps")).To(Equal(2))
+
+		stalled.Stop()
+		Eventually(func() int { return proxy.OpenStreams("", "configmaps") }).WithContext(ctx).Should(Equal(1),
+			"the client's close ends the stalled stream")
+	})
+
 	It("stalls everything, discovery included, until turned off", func(ctx SpecContext) {
 		cs := clientsetFor(proxy.Config())
 		ns := newNamespace(ctx)

@@ -36,6 +36,8 @@ var errCut = errors.New("cut by harness proxy")
 //   - Blackhole drops everything open and holds new requests unanswered;
 //   - Stall (one resource) and StallAll (everything) keep connections open but
 //     forward nothing, in either direction, until Unstall: a stuck middlebox;
+//   - StallOpen and StallOpenAll do so for good to the connections open now,
+//     while new ones go through: half-open connections;
 //   - Throttle caps the bandwidth of one resource's responses.
 //
 // The proxy speaks HTTP/1.1 only to its clients, never h2 (see Protocols): each
@@ -46,6 +48,7 @@ type Proxy struct {
 	listener net.Listener
 	server   *http.Server
 	rp       *httputil.ReverseProxy
+	observe  func(*http.Request) // nil unless WithProxyRequestObserver
 
 	mu        sync.Mutex
 	streams   map[*stream]struct{}
@@ -62,6 +65,7 @@ type Proxy struct {
 type stream struct {
 	resource schema.GroupResource
 	cancel   context.CancelCauseFunc
+	stalled  chan struct{} // set by StallOpen; guarded by Proxy.mu
 }
 
 type requestKey struct {
@@ -75,6 +79,7 @@ type ProxyOption func(*proxyOptions)
 type proxyOptions struct {
 	errorLog *log.Logger
 	user     *rest.Config
+	observe  func(*http.Request)
 }
 
 // WithProxyErrorLog sends the proxy's error messages (failed upstream requests,
@@ -82,6 +87,14 @@ type proxyOptions struct {
 // injects cause them by design.
 func WithProxyErrorLog(l *log.Logger) ProxyOption {
 	return func(o *proxyOptions) { o.errorLog = l }
+}
+
+// WithProxyRequestObserver calls observe with each request the proxy receives,
+// before any fault applies, e.g. to check its query. observe must not keep or
+// modify the request, and must be safe for concurrent use. By default nothing
+// is called.
+func WithProxyRequestObserver(observe func(*http.Request)) ProxyOption {
+	return func(o *proxyOptions) { o.observe = observe }
 }
 
 // WithProxyUser makes the proxy forward requests with the credentials of user
@@ -110,6 +123,7 @@ func NewProxy(cp *controlplane.ControlPlane, opts ...ProxyOption) (*Proxy, error
 	}
 	p := &Proxy{
 		cp:        cp,
+		observe:   o.observe,
 		listener:  l,
 		streams:   map[*stream]struct{}{},
 		refused:   map[schema.GroupResource]bool{},
@@ -176,6 +190,9 @@ func (p *Proxy) Close() error {
 
 // ServeHTTP proxies one request, applying the faults in force.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if p.observe != nil {
+		p.observe(r)
+	}
 	info := parseRequestInfo(r)
 	gr := schema.GroupResource{Group: info.Group, Resource: info.Resource}
 
@@ -217,12 +234,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// A request that arrives during a stall is held, unforwarded, until the
 	// stall ends or the client gives up; a response or request body in flight
 	// stops where it is.
-	if err := p.waitUnstalled(ctx, gr); err != nil {
+	if err := p.waitUnstalled(ctx, s); err != nil {
 		panic(http.ErrAbortHandler)
 	}
-	gw := &gatedWriter{ResponseWriter: w, p: p, ctx: ctx, resource: gr}
+	gw := &gatedWriter{ResponseWriter: w, p: p, ctx: ctx, stream: s}
 	if r.Body != nil && r.Body != http.NoBody {
-		r.Body = &gatedBody{ReadCloser: r.Body, p: p, ctx: ctx, resource: gr}
+		r.Body = &gatedBody{ReadCloser: r.Body, p: p, ctx: ctx, stream: s}
 	}
 	p.rp.ServeHTTP(gw, r.WithContext(ctx))
 	if errors.Is(context.Cause(ctx), errCut) {

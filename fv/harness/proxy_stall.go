@@ -82,11 +82,43 @@ func (p *Proxy) StallAll(on bool) {
 	}
 }
 
-// waitUnstalled returns once no stall holds resource, or with ctx's error.
-func (p *Proxy) waitUnstalled(ctx context.Context, gr schema.GroupResource) error {
+// StallOpen makes the connections of resource (plural) of group that are open
+// now silent for good, in both directions, while new ones go through: a
+// half-open connection, which only its client's own deadline ends. It returns
+// how many it stalled.
+func (p *Proxy) StallOpen(group, resource string) int {
+	gr := schema.GroupResource{Group: group, Resource: resource}
+	return p.stallOpen(func(s *stream) bool { return s.resource == gr })
+}
+
+// StallOpenAll is StallOpen for every connection open now.
+func (p *Proxy) StallOpenAll() int {
+	return p.stallOpen(func(*stream) bool { return true })
+}
+
+func (p *Proxy) stallOpen(match func(*stream) bool) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for s := range p.streams {
+		if match(s) && s.stalled == nil {
+			// Never closed: the stream's context ends the wait.
+			s.stalled = make(chan struct{})
+			n++
+		}
+	}
+	return n
+}
+
+// waitUnstalled returns once no stall holds stream s, or with the error of
+// s's context.
+func (p *Proxy) waitUnstalled(ctx context.Context, s *stream) error {
 	for {
 		p.mu.Lock()
-		gate := p.stalls.gate(gr)
+		gate := p.stalls.gate(s.resource)
+		if gate == nil && s.stalled != nil {
+			gate = s.stalled
+		}
 		p.mu.Unlock()
 		if gate == nil {
 			return nil
@@ -124,13 +156,13 @@ func (p *Proxy) limiter(gr schema.GroupResource) *rate.Limiter {
 // through while a stall holds its resource, and no faster than its Throttle.
 type gatedWriter struct {
 	http.ResponseWriter
-	p        *Proxy
-	ctx      context.Context
-	resource schema.GroupResource
+	p      *Proxy
+	ctx    context.Context
+	stream *stream
 }
 
 func (w *gatedWriter) WriteHeader(code int) {
-	if w.p.waitUnstalled(w.ctx, w.resource) != nil {
+	if w.p.waitUnstalled(w.ctx, w.stream) != nil {
 		return // the client is gone or cut; the next Write fails
 	}
 	w.ResponseWriter.WriteHeader(code)
@@ -139,11 +171,11 @@ func (w *gatedWriter) WriteHeader(code int) {
 func (w *gatedWriter) Write(b []byte) (int, error) {
 	written := 0
 	for len(b) > 0 {
-		if err := w.p.waitUnstalled(w.ctx, w.resource); err != nil {
+		if err := w.p.waitUnstalled(w.ctx, w.stream); err != nil {
 			return written, err
 		}
 		chunk := len(b)
-		if lim := w.p.limiter(w.resource); lim != nil {
+		if lim := w.p.limiter(w.stream.resource); lim != nil {
 			chunk = min(chunk, lim.Burst())
 			if err := lim.WaitN(w.ctx, chunk); err != nil {
 				return written, err
@@ -165,7 +197,7 @@ func (w *gatedWriter) Write(b []byte) (int, error) {
 
 // FlushError is what http.ResponseController (and so the reverse proxy) calls.
 func (w *gatedWriter) FlushError() error {
-	if err := w.p.waitUnstalled(w.ctx, w.resource); err != nil {
+	if err := w.p.waitUnstalled(w.ctx, w.stream); err != nil {
 		return err
 	}
 	return http.NewResponseController(w.ResponseWriter).Flush()
@@ -179,13 +211,13 @@ func (w *gatedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // gatedBody is a request body that a stall holds back.
 type gatedBody struct {
 	io.ReadCloser
-	p        *Proxy
-	ctx      context.Context
-	resource schema.GroupResource
+	p      *Proxy
+	ctx    context.Context
+	stream *stream
 }
 
 func (b *gatedBody) Read(buf []byte) (int, error) {
-	if err := b.p.waitUnstalled(b.ctx, b.resource); err != nil {
+	if err := b.p.waitUnstalled(b.ctx, b.stream); err != nil {
 		return 0, err
 	}
 	return b.ReadCloser.Read(buf)
