@@ -1,0 +1,138 @@
+package fv
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/sirupsen/logrus"
+
+	"github.com/kubesync/kubesync/fv/consistency"
+	"github.com/kubesync/kubesync/resources"
+	"github.com/kubesync/kubesync/snapshot"
+	"github.com/kubesync/kubesync/syncer"
+)
+
+// brokerTypes: built-in and CRD, namespaced and cluster-scoped.
+var brokerTypes = []resources.Type{resources.ConfigMaps, resources.Services, resources.GlobalNetworkPolicies}
+
+// gatedMirror is a Mirror whose OnUpdates waits while its gate is shut, and that
+// counts the calls it got.
+type gatedMirror struct {
+	*consistency.Mirror
+	mu    sync.Mutex
+	gate  chan struct{} // nil: open
+	calls int
+}
+
+func (g *gatedMirror) OnUpdates(ups []syncer.Update) {
+	g.mu.Lock()
+	gate := g.gate
+	g.calls++
+	g.mu.Unlock()
+	if gate != nil {
+		<-gate
+	}
+	g.Mirror.OnUpdates(ups)
+}
+
+func (g *gatedMirror) open() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	close(g.gate)
+	g.gate = nil
+}
+
+func (g *gatedMirror) callCount() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.calls
+}
+
+// mirrorBatches applies a channel subscription's batches to a new Mirror.
+func mirrorBatches(sub *snapshot.Subscription) *consistency.Mirror {
+	m := consistency.NewMirror()
+	go func() {
+		for b := range sub.Batches() {
+			if len(b.Updates) > 0 {
+				m.OnUpdates(b.Updates)
+			}
+			if b.Status != nil {
+				m.OnStatusUpdated(*b.Status)
+			}
+		}
+	}()
+	return m
+}
+
+var _ = Describe("Broker", Ordered, func() {
+	var c *cluster
+	BeforeAll(func() {
+		c = startCluster()
+		ctx := context.Background()
+		c.namespace(ctx, "fanout")
+		for _, t := range brokerTypes {
+			c.create(ctx, t, "fanout", seq("obj", 300)...)
+		}
+	})
+
+	It("brings three subscribers of one syncer, one slow and one late, to the server's state", func(ctx SpecContext) {
+		broker := snapshot.NewBroker()
+		log := logrus.New()
+		log.SetOutput(GinkgoWriter)
+		s, err := syncer.New(c.Config(), brokerTypes, broker, syncer.WithLogger(log), syncer.WithMaxBatch(100))
+		Expect(err).NotTo(HaveOccurred())
+
+		subCtx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		fast := &gatedMirror{Mirror: consistency.NewMirror()}
+		fastSub := broker.Subscribe(subCtx, fast)
+		slow := &gatedMirror{Mirror: consistency.NewMirror(), gate: make(chan struct{})}
+		slowSub := broker.Subscribe(subCtx, slow)
+
+		s.Start(context.Background())
+		DeferCleanup(s.Stop)
+		inSync(fast.Mirror)
+		consistent(ctx, c.Config(), fast.Mirror, brokerTypes)
+		Expect(slow.Status()).NotTo(Equal(int(syncer.InSync)), "the slow subscriber is still in its first call")
+
+		// Writes go on while a late subscriber joins and streams its snapshot in
+		// small batches, and while the slow one reads nothing.
+		gnp, cm, svc := resources.GlobalNetworkPolicies, resources.ConfigMaps, resources.Services
+		var late *consistency.Mirror
+		var lateSub *snapshot.Subscription
+		for round := range 6 {
+			c.create(ctx, gnp, "", seq(fmt.Sprintf("r%d", round), 20)...)
+			for i := range 20 {
+				c.touch(ctx, cm, "fanout", fmt.Sprintf("obj-%04d", round*20+i))
+			}
+			c.remove(ctx, svc, "fanout", fmt.Sprintf("obj-%04d", round))
+			if round == 2 {
+				lateSub = broker.SubscribeBatches(subCtx, snapshot.WithSnapshotBatch(50))
+				late = mirrorBatches(lateSub)
+			}
+		}
+		Expect(s.Relist(ctx, gnp.Name)).To(Succeed())
+		c.remove(ctx, gnp, "", seq("r0", 20)...)
+		consistent(ctx, c.Config(), fast.Mirror, brokerTypes)
+
+		slow.open()
+		for name, m := range map[string]*consistency.Mirror{"fast": fast.Mirror, "slow": slow.Mirror, "late": late} {
+			By("the " + name + " subscriber")
+			inSync(m)
+			consistent(ctx, c.Config(), m, brokerTypes)
+		}
+		Expect(slow.callCount()).To(BeNumerically("<", fast.callCount()), "the slow subscriber's changes coalesced")
+		for _, sub := range []*snapshot.Subscription{fastSub, slowSub, lateSub} {
+			Expect(sub.Err()).NotTo(HaveOccurred())
+			Eventually(sub.Stats).Should(Equal(snapshot.SubscriptionStats{}), "idle once caught up")
+		}
+		cancel()
+		for _, sub := range []*snapshot.Subscription{fastSub, slowSub, lateSub} {
+			Eventually(sub.Done()).Should(BeClosed())
+		}
+		Expect(broker.Subscribers()).To(BeZero())
+	})
+})
