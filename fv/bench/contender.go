@@ -137,7 +137,11 @@ func runContender(ctx context.Context, a ContenderArgs, in io.Reader, w *lineWri
 			return err
 		}
 	}
-	if err := w.write(Message{Type: "synced", Objects: n, SyncSeconds: took.Seconds(), Memory: mem, GOGC: gcPercent()}); err != nil {
+	msg := Message{Type: "synced", Objects: n, SyncSeconds: took.Seconds(), Memory: mem, GOGC: gcPercent()}
+	if f, ok := c.(*fanout); ok {
+		msg.Fanout = f.fanoutResult()
+	}
+	if err := w.write(msg); err != nil {
 		return err
 	}
 
@@ -201,6 +205,9 @@ func writeHeapProfile(path string) error {
 func newContender(kind string, wl *workload, cfg *rest.Config) (contender, error) {
 	if kind == ExpNoStoreNoGzip || kind == ExpInformerNoGzip {
 		cfg.DisableCompression = true
+	}
+	if isFanout(kind) {
+		return newFanout(kind, wl, cfg)
 	}
 	switch kind {
 	case KubesyncNoStore, KubesyncPaged, KubesyncStore, ExpNoStoreQueue1k, ExpStoreQueue1k, ExpStoreIntern, ExpNoStoreNoGzip:

@@ -8,4 +8,9 @@
 // time, interleaved. The two talk over the contender's stdin and stdout, one JSON
 // object a line (see Message and Command). `make bench` runs it; `make test` only
 // runs the unit tests of the report code.
+//
+// Then the fan-out contenders (fanout.go) run on the same workloads: one syncer
+// feeding a snapshot.Broker with 1, 10 and 100 subscribers, and a late subscriber
+// joining once they caught up, against 100 consumers that each run their own
+// syncer and Store.
 package bench

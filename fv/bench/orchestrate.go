@@ -37,6 +37,8 @@ type Options struct {
 	// ChangeFraction of each workload's objects is changed before each relist.
 	ChangeFraction float64
 	Contenders     []string
+	// Fanout runs the fan-out contenders (fanout.go) after the others.
+	Fanout bool
 	// Exe is the benchmark binary, started as `Exe contender ...` for each run.
 	Exe string
 	// LogDir keeps the control plane's and the contenders' logs.
@@ -142,6 +144,18 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			}
 		}
 	}
+	for _, l := range loads {
+		if !o.Fanout {
+			break
+		}
+		rs, err := runFanouts(ctx, o, func(kind string, run int) (RunResult, error) {
+			return runOne(ctx, o, cp, etcd, kubeconfig, l.wl, nil, kind, run)
+		}, l.wl.name, logf)
+		if err != nil {
+			return nil, err
+		}
+		rep.Results = append(rep.Results, rs...)
+	}
 	rep.LoadAvgAfter = loadAvg()
 	rep.Finished = time.Now()
 	return rep, nil
@@ -237,7 +251,7 @@ func runOne(ctx context.Context, o Options, cp *controlplane.ControlPlane, etcd 
 	}
 	res.Sync, res.Objects = m, m.Objects
 
-	if kind != Baseline && len(changed) > 0 {
+	if kind != Baseline && !isFanout(kind) && len(changed) > 0 {
 		token := fmt.Sprintf("%s-%s-%d-%d", wl.name, kind, run, time.Now().UnixNano())
 		if err := in.write(Command{Type: "relist", Token: token, Expected: len(changed)}); err != nil {
 			return res, err

@@ -29,6 +29,9 @@ type Message struct {
 	Relisted bool `json:"relisted,omitempty"`
 
 	Error string `json:"error,omitempty"`
+
+	// Fanout is a fan-out contender's result, with "synced".
+	Fanout *FanoutResult `json:"fanout,omitempty"`
 }
 
 // Command is what the orchestrator writes on a contender's stdin.

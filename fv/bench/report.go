@@ -359,6 +359,8 @@ func (r *Report) Markdown() string {
 	p(" whose baseline RSS (mostly file-backed pages of the benchmark binary itself) dilutes the absolute ratios. The targets")
 	p(" are judged on the absolute figures, as stated.\n\n")
 
+	r.fanoutMarkdown(&b)
+
 	p("## How the figures are taken\n\n")
 	p("- Every contender is its own process: the benchmark binary started again as `benchmark contender -kind K -resource R -kubeconfig F`,")
 	p(" one at a time, all with the same kubeconfig (the control plane's admin, client throttling off: QPS -1) and the same environment.\n")

@@ -39,8 +39,11 @@ func orchestrate(args []string) int {
 		"contenders to run, in order (experimental ones, not run by default: "+strings.Join(bench.Experiments, ", ")+")")
 	fs.StringVar(&o.LogDir, "logdir", "", "folder for the control plane's and contenders' logs (default: a new temporary folder)")
 	fs.StringVar(&o.ProfileDir, "profile", "", "write CPU and heap profiles of every initial sync to this folder (slows the syncs; for analysis, not for the report)")
+	fs.BoolVar(&o.Fanout, "fanout", true, "also measure fan-out: one syncer and a snapshot.Broker with 1, 10 and 100 subscribers, against 100 syncers")
 	_ = fs.Parse(args)
-	o.Contenders = strings.Split(*contenders, ",")
+	if *contenders != "" {
+		o.Contenders = strings.Split(*contenders, ",")
+	}
 	o.Log = os.Stderr
 	o.Command = strings.TrimSpace("go run ./fv/bench/cmd/benchmark " + strings.Join(args, " "))
 	if os.Getenv("MAKELEVEL") != "" && os.Getenv("KUBEBUILDER_ASSETS") != "" {
@@ -104,7 +107,7 @@ func orchestrate(args []string) int {
 func contender(args []string) int {
 	fs := flag.NewFlagSet("benchmark contender", flag.ExitOnError)
 	var a bench.ContenderArgs
-	fs.StringVar(&a.Kind, "kind", "", "contender: "+strings.Join(bench.Contenders, ", "))
+	fs.StringVar(&a.Kind, "kind", "", "contender: "+strings.Join(bench.Contenders, ", ")+", fanout-N or syncers-N")
 	fs.StringVar(&a.Resource, "resource", "", "rolebindings or configmaps")
 	fs.StringVar(&a.Kubeconfig, "kubeconfig", "", "kubeconfig of the cluster")
 	fs.StringVar(&a.Profile, "profile", "", "path prefix of CPU and heap profiles of the initial sync")
