@@ -69,7 +69,7 @@ var _ = Describe("Subscription", func() {
 		Expect(b.Subscribers()).To(BeZero())
 		Expect(sub.Stats()).To(Equal(snapshot.SubscriptionStats{}), "a dropped subscription lets go of what it held")
 
-		again := b.SubscribeBatches(ctx, snapshot.WithLagLimit(10), snapshot.WithSnapshotBatch(50))
+		again := b.SubscribeBatches(ctx, snapshot.WithLagLimit(100), snapshot.WithSnapshotBatch(50))
 		fresh := newSubscriber()
 		readUntilInSync(again, fresh)
 		Expect(fresh.snapshot()).To(Equal(st.truth()))
