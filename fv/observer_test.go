@@ -1,6 +1,7 @@
 package fv
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/kubesync/kubesync/syncer"
@@ -12,10 +13,13 @@ type observer struct {
 	mu       sync.Mutex
 	lists    map[string]map[string]int
 	reopened map[string]int
+	failed   map[string]int
+	statuses map[string][]syncer.SyncStatus
 }
 
 func newObserver() *observer {
-	return &observer{lists: map[string]map[string]int{}, reopened: map[string]int{}}
+	return &observer{lists: map[string]map[string]int{}, reopened: map[string]int{}, failed: map[string]int{},
+		statuses: map[string][]syncer.SyncStatus{}}
 }
 
 func (o *observer) Listing(t string, reason syncer.ListReason) {
@@ -54,3 +58,28 @@ func (o *observer) reasons(t string) map[string]int {
 	return out
 }
 
+func (o *observer) SyncFailed(t string, _ syncer.Failure) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.failed[t]++
+}
+
+// failures returns how many failure episodes type t reported.
+func (o *observer) failures(t string) int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.failed[t]
+}
+
+func (o *observer) TypeStatus(t string, s syncer.SyncStatus) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.statuses[t] = append(o.statuses[t], s)
+}
+
+// typeStatuses returns the statuses type t went through.
+func (o *observer) typeStatuses(t string) []syncer.SyncStatus {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return slices.Clone(o.statuses[t])
+}

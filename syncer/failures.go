@@ -67,8 +67,16 @@ func (s *Syncer) onMissing(ts *typeState, ev event, log logrus.FieldLogger) time
 // changes for the attempt that completes. It retries what failed: the list if one
 // was pending, else the watch.
 func (s *Syncer) onRefused(ts *typeState, ev event, log logrus.FieldLogger) time.Duration {
+	if FailureOf(ev.err) == Forbidden && s.streamingList(ts) {
+		// A streaming list is a watch: a client allowed to list but not to watch
+		// still gets its list, by pages.
+		log.Info("Streaming list forbidden; falling back to paged lists")
+		ts.strategy = Paged
+		return 0
+	}
 	s.syncFailed(ts, FailureOf(ev.err), ev.err, log)
 	ts.phase = refused
+	ts.retryList()
 	return ts.nextDelay(ev.healthy)
 }
 
@@ -93,6 +101,7 @@ func (s *Syncer) onStalled(ts *typeState, ev event, log logrus.FieldLogger) time
 	}
 	log.Warn("No progress from the server; re-opening")
 	ts.setPhase(backingOff)
+	ts.retryList()
 	return ts.nextDelay(ev.healthy)
 }
 
@@ -109,9 +118,7 @@ func (s *Syncer) onTransient(ts *typeState, ev event, log logrus.FieldLogger) ti
 			}
 		}
 		log.WithField("delay", delay).Warn("List failed; retrying")
-		if ts.pending != ListExpired && ts.pending != ListInitial {
-			ts.pending = ListRetry
-		}
+		ts.retryList()
 		return delay
 	}
 	if ev.rv == ts.errRV {
@@ -157,6 +164,13 @@ func (s *Syncer) recovered(ts *typeState) {
 	ts.failure = NoFailure
 	s.cfg.observer.SyncRecovered(ts.t.Name)
 	s.enqueue(syncRecovery{typeName: ts.t.Name})
+}
+
+// retryList labels the next list, if one is pending, as the retry of a failed one.
+func (ts *typeState) retryList() {
+	if ts.pending != NoList {
+		ts.pending = ListRetry
+	}
 }
 
 // setPhase moves a type to p, except one that has had no answer yet: it stays
