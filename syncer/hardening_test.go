@@ -73,12 +73,7 @@ var _ = Describe("Relists", func() {
 
 	It("deliver a relist whose continue page is forbidden in one batch, once it completes", func() {
 		e = newEnv([]string{"a"})
-		e.api["a"].Set("1", "2", "3", "4")
-		e.start()
-		e.waitInSync()
-		e.waitWatching("a")
-		mark := e.rec.mark()
-		e.api["a"].Set("0", "1", "3", "4")
+		mark := e.syncedThenChanged()
 		e.api["a"].FailContinuedLists(forbidden)
 		Expect(e.s.Relist(context.Background(), "a")).To(Succeed())
 		Eventually(e.rec.failureCalls).Should(Equal([]string{"a: forbidden"}))
@@ -92,12 +87,7 @@ var _ = Describe("Relists", func() {
 
 	It("report the net change of a relist retried after a failure", func() {
 		e = newEnv([]string{"a"})
-		e.api["a"].Set("1", "2", "3", "4")
-		e.start()
-		e.waitInSync()
-		e.waitWatching("a")
-		mark := e.rec.mark()
-		e.api["a"].Set("0", "1", "3", "4")
+		mark := e.syncedThenChanged()
 		e.api["a"].FailContinuedLists(internal)
 		Expect(e.s.Relist(context.Background(), "a")).To(Succeed())
 		Eventually(func() int { return e.api["a"].Count("list") }).Should(BeNumerically(">=", 3), "page 2 failed at least once")
@@ -192,3 +182,15 @@ var _ = Describe("Sync failures", func() {
 		Eventually(e.rec.recovered).Should(Equal([]string{"a"}))
 	})
 })
+
+// syncedThenChanged brings type a in sync over {1,2,3,4}, then changes the server to
+// {0,1,3,4} without a watch event, and returns the recorder's mark from then on.
+func (e *env) syncedThenChanged() int {
+	e.api["a"].Set("1", "2", "3", "4")
+	e.start()
+	e.waitInSync()
+	e.waitWatching("a")
+	mark := e.rec.mark()
+	e.api["a"].Set("0", "1", "3", "4")
+	return mark
+}
