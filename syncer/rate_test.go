@@ -147,3 +147,45 @@ var _ = Describe("Rate bounds over ten minutes of fake time", func() {
 			}}),
 	)
 })
+
+var _ = Describe("Watch liveness", func() {
+	It("re-opens a watch that stays silent past the progress deadline from its last revision, without a list", func() {
+		clock := clocktesting.NewFakeClock(time.Now())
+		e := newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithWatchProgressTimeout(time.Minute))
+		defer e.shutdown()
+		e.api["a"].Set("1")
+		e.start()
+		e.waitInSync()
+		e.waitWatching("a")
+		rv := e.api["a"].Put("2")
+		Eventually(e.rec.updates).Should(ContainElement("New A/2"))
+		before := e.counts("a")
+
+		drive(clock, 59*time.Second, time.Second)
+		Expect(e.counts("a")).To(Equal(before), "the deadline counts from the last event")
+		drive(clock, 2*time.Second, time.Second)
+		Eventually(func() int { return e.counts("a")[1] }).Should(Equal(before[1] + 1))
+		calls := e.api["a"].Calls()
+		last := calls[len(calls)-1]
+		Expect(last.Verb).To(Equal("watch"))
+		Expect(last.ResourceVersion).To(Equal(itoa(rv)))
+		Expect(e.counts("a")[0]).To(Equal(before[0]), "no list")
+	})
+
+	It("gives every watch a timeoutSeconds between five and ten minutes", func() {
+		e := newEnv([]string{"a"})
+		defer e.shutdown()
+		e.start()
+		e.waitWatching("a")
+		for i := 0; i < 5; i++ {
+			e.api["a"].EndWatches()
+			Eventually(func() int { return e.counts("a")[1] }).Should(BeNumerically(">", i+1))
+		}
+		for _, c := range e.api["a"].Calls() {
+			if c.Verb == "watch" {
+				Expect(c.TimeoutSeconds).To(BeNumerically(">=", 300))
+				Expect(c.TimeoutSeconds).To(BeNumerically("<", 600))
+			}
+		}
+	})
+})

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
 )
 
 // Call is one recorded request.
@@ -23,6 +24,8 @@ type Call struct {
 	ResourceVersion string
 	Continue        string
 	SendInitial     bool
+	// TimeoutSeconds of a watch, 0 if unset.
+	TimeoutSeconds int64
 }
 
 // Resource is the fake API of one resource type. It is safe for concurrent use.
@@ -287,7 +290,8 @@ func (r *Resource) WatchWithContext(_ context.Context, o metav1.ListOptions) (wa
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	initial := o.SendInitialEvents != nil && *o.SendInitialEvents
-	r.calls = append(r.calls, Call{Verb: "watch", ResourceVersion: o.ResourceVersion, SendInitial: initial})
+	r.calls = append(r.calls, Call{Verb: "watch", ResourceVersion: o.ResourceVersion, SendInitial: initial,
+		TimeoutSeconds: ptr.Deref(o.TimeoutSeconds, 0)})
 	if r.watchErr != nil {
 		if err := r.watchErr(); err != nil {
 			return nil, err
