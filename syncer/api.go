@@ -18,6 +18,7 @@ const (
 	InSync
 )
 
+// String returns the status's name, e.g. "InSync".
 func (s SyncStatus) String() string {
 	switch s {
 	case WaitForDatastore:
@@ -42,6 +43,7 @@ const (
 	KVDeleted
 )
 
+// String returns the update type's name, e.g. "New".
 func (u UpdateType) String() string {
 	switch u {
 	case KVNew:

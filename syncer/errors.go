@@ -24,6 +24,7 @@ const (
 	Missing
 )
 
+// String returns the failure's name, e.g. "forbidden"; metrics use it as a label.
 func (f Failure) String() string {
 	switch f {
 	case NoFailure:

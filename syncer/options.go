@@ -28,6 +28,7 @@ const (
 	Paged
 )
 
+// String returns the strategy's name, e.g. "auto".
 func (l InitialList) String() string {
 	switch l {
 	case Auto:

@@ -23,6 +23,7 @@ const (
 	ListRetry
 )
 
+// String returns the reason's name, e.g. "expired".
 func (r ListReason) String() string {
 	switch r {
 	case NoList:
