@@ -53,6 +53,7 @@ type sample struct {
 	at      time.Time
 	api     ProcReading
 	etcd    ProcReading
+	self    ProcReading // this process: every agent
 	metrics *controlplane.APIServerMetrics
 	meter   MeterReading
 }
@@ -61,6 +62,9 @@ type sample struct {
 func (p *probe) begin(ctx context.Context) (sample, error) {
 	if err := p.api.ResetPeak(); err != nil {
 		return sample{}, fmt.Errorf("resetting the apiserver's peak RSS: %w", err)
+	}
+	if err := self().ResetPeak(); err != nil {
+		return sample{}, fmt.Errorf("resetting the fleet's peak RSS: %w", err)
 	}
 	return p.take(ctx)
 }
@@ -73,6 +77,9 @@ func (p *probe) take(ctx context.Context) (sample, error) {
 	}
 	if s.etcd, err = p.etcd.Read(); err != nil {
 		return s, fmt.Errorf("reading the etcd process: %w", err)
+	}
+	if s.self, err = self().Read(); err != nil {
+		return s, fmt.Errorf("reading this process: %w", err)
 	}
 	if s.metrics, err = p.cp.Metrics(ctx); err != nil {
 		return s, err
@@ -104,6 +111,10 @@ type Figures struct {
 	APICPU, EtcdCPU float64
 	// APIPeakRSS is VmHWM over the run; APIRSSEnd is VmRSS at its end.
 	APIPeakRSS, APIRSSEnd uint64
+	// FleetCPU and FleetPeakRSS are the same for the process that runs every
+	// agent: the clients' side, for context.
+	FleetCPU     float64
+	FleetPeakRSS uint64
 	// BytesSent is what the agents read from their connections: the apiserver's
 	// responses and watch streams as sent, TLS and HTTP/2 framing included.
 	BytesSent int64
@@ -129,7 +140,8 @@ type Figures struct {
 // counters, CPU time and peak RSS are those of the new process.
 func (p *probe) figures(name string, agents int, a, b sample, restarted bool) Figures {
 	f := Figures{Name: name, Agents: agents, Seconds: b.at.Sub(a.at).Seconds(), Restarted: restarted,
-		EtcdCPU: (b.etcd.CPU - a.etcd.CPU).Seconds(), APIPeakRSS: b.api.PeakRSS, APIRSSEnd: b.api.RSS}
+		EtcdCPU: (b.etcd.CPU - a.etcd.CPU).Seconds(), APIPeakRSS: b.api.PeakRSS, APIRSSEnd: b.api.RSS,
+		FleetCPU: (b.self.CPU - a.self.CPU).Seconds(), FleetPeakRSS: b.self.PeakRSS}
 	before := a.metrics
 	if restarted {
 		before = nil

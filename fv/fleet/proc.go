@@ -22,6 +22,9 @@ type Proc struct {
 	Name string
 }
 
+// self is this process.
+func self() Proc { return Proc{PID: os.Getpid(), Name: "self"} }
+
 // findChild returns the child process of this one whose command name is name.
 func findChild(name string) (Proc, error) {
 	stats, err := filepath.Glob("/proc/[0-9]*/stat")

@@ -164,12 +164,12 @@ func (r *Report) Markdown() string {
 	p("\n")
 
 	p("## Runs: totals at the apiserver\n\n")
-	p("| run | agents started | wall | apiserver CPU | apiserver peak RSS | etcd CPU | bytes sent | apiserver-counted bytes | LIST | WATCH opened | initial-state streams | TCP dials |\n")
-	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	p("| run | agents started | wall | apiserver CPU | apiserver peak RSS | etcd CPU | bytes sent | apiserver-counted bytes | LIST | WATCH opened | initial-state streams | TCP dials | agents' CPU | agents' peak RSS |\n")
+	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, f := range r.Runs {
-		p("| %s | %d | %.1f s | %.1f s | %s | %.1f s | %s | %s | %.0f | %.0f | %.0f | %d |\n", f.Name, f.Agents, f.Seconds,
+		p("| %s | %d | %.1f s | %.1f s | %s | %.1f s | %s | %s | %.0f | %.0f | %.0f | %d | %.1f s | %s |\n", f.Name, f.Agents, f.Seconds,
 			f.APICPU, mib(float64(f.APIPeakRSS)), f.EtcdCPU, mib(float64(f.BytesSent)), mib(f.APIBytes),
-			f.Lists, f.Watches, f.WatchLists, f.Dials)
+			f.Lists, f.Watches, f.WatchLists, f.Dials, f.FleetCPU, mib(float64(f.FleetPeakRSS)))
 	}
 	p("\n")
 	p("## Runs: per agent\n\n")
@@ -253,7 +253,11 @@ func (r *Report) howMarkdown(p func(string, ...any)) {
 	p("- Bytes sent: bytes the agents read from their connections (TLS records and HTTP/2 frames included), as the network carries")
 	p(" them: the apiserver gzips its responses, watch streams included, for clients that accept it, and client-go's do.")
 	p(" Apiserver-counted bytes: the sums of `apiserver_response_sizes` and `apiserver_watch_events_sizes` (all clients, the")
-	p(" encoded objects before compression): what the apiserver serialized.\n")
+	p(" encoded objects before compression): what the apiserver serialized.")
+	p(" The two are not counted alike (a paged LIST counts far less than the same objects as watch events), so the")
+	p(" targets use bytes sent.\n")
+	p("- Agents' CPU and peak RSS: the same readings of the process that runs every agent (and the writer and the")
+	p(" measuring), for context: what the clients spend, on the same two cores.\n")
 	p("- TCP dials: connections the agents opened. An agent that starts its watches at once dials once per request in flight")
 	p(" before the first TLS handshake ends; HTTP/2 then keeps one and closes the others, as in an agent process.\n")
 	p("- LIST: `apiserver_request_total{verb=\"LIST\"}`. WATCH opened: `apiserver_request_total{verb=\"WATCH\"}` counts a watch when it")

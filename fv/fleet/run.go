@@ -49,7 +49,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{
 		Agents: 60, Wave: 6, Cluster: DefaultCluster(60), Workers: 16,
-		WriteInterval: 500 * time.Millisecond, Idle: 20 * time.Second,
+		WriteInterval: time.Second, Idle: 20 * time.Second,
 		Informers: true, APIServerRestart: true, CaughtUpTimeout: 10 * time.Minute,
 	}
 }
