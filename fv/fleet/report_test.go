@@ -7,7 +7,7 @@ import (
 
 func TestVerdictsWarmAgainstCold(t *testing.T) {
 	cold := Figures{Name: RunRollingCold, Agents: 4, BytesSent: 1000, APICPU: 10, Lists: 0, WatchLists: 68, ToInSync: []float64{1, 2, 3}}
-	warm := Figures{Name: RunRollingWarm, Agents: 4, BytesSent: 40, APICPU: 3, Lists: 1, WatchLists: 0, ToInSync: []float64{0.1, 0.2, 0.3}}
+	warm := Figures{Name: RunRollingWarm, Agents: 4, BytesSent: 40, APICPU: 3, Lists: 2, AgentLists: 1, WatchLists: 1, ToInSync: []float64{0.1, 0.2, 0.3}}
 	r := &Report{Checkpoint: true, Runs: []Figures{cold, warm}}
 	got := map[string]Verdict{}
 	for _, v := range r.Verdicts() {
