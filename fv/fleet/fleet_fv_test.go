@@ -59,11 +59,22 @@ var _ = Describe("a small fleet", Ordered, func() {
 		Expect(f.Lists).To(BeNumerically(">=", float64(f.AgentLists)))
 	})
 
-	It("reports the warm rolling restart against the cold one", func(_ context.Context) {
-		_, warm := rep.Run(fleet.RunRollingWarm)
-		Expect(warm).To(Equal(rep.Checkpoint))
-		for _, v := range rep.Verdicts() {
-			Expect(v.Measured || v.Explanation != "").To(BeTrue(), v.Target.Name)
+	It("restarts warm from the checkpoint: no list, no initial-state stream, fewer bytes than cold", func(_ context.Context) {
+		warm, ok := rep.Run(fleet.RunRollingWarm)
+		Expect(ok).To(Equal(rep.Checkpoint))
+		if !rep.Checkpoint {
+			for _, v := range rep.Verdicts() {
+				Expect(v.Measured).To(BeFalse(), v.Target.Name)
+				Expect(v.Explanation).To(ContainSubstring("pending on the checkpoint"), v.Target.Name)
+			}
+			return
 		}
+		cold, _ := rep.Run(fleet.RunRollingCold)
+		Expect(warm.Agents).To(Equal(agents))
+		Expect(warm.AgentLists).To(BeZero())
+		Expect(warm.AgentWatchLists).To(BeZero())
+		Expect(warm.AgentWatches).To(BeNumerically(">=", agents*types()))
+		Expect(warm.WatchLists).To(BeZero())
+		Expect(warm.BytesSent).To(BeNumerically("<", cold.BytesSent))
 	})
 })

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -23,6 +24,7 @@ func run(args []string) int {
 	o := fleet.DefaultOptions()
 	fs := flag.NewFlagSet("fleet", flag.ExitOnError)
 	out := fs.String("out", "", "write the markdown report to this file (it is always printed)")
+	jsonOut := fs.String("json", "", "also write the report's figures as JSON to this file")
 	fs.IntVar(&o.Agents, "agents", o.Agents, "N: agents in each fleet")
 	fs.IntVar(&o.Wave, "wave", o.Wave, "k: agents restarted at a time in a rolling restart")
 	fs.IntVar(&o.Cluster.Namespaces, "namespaces", o.Cluster.Namespaces, "namespaces the objects are spread over")
@@ -84,6 +86,16 @@ func run(args []string) int {
 			return 1
 		}
 		fmt.Fprintln(os.Stderr, "fleet: wrote", *out)
+	}
+	if *jsonOut != "" {
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err == nil {
+			err = os.WriteFile(*jsonOut, b, 0o644)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "fleet:", err)
+			return 1
+		}
 	}
 	return 0
 }
