@@ -22,12 +22,15 @@ import (
 // while the Store moves on.
 type Store struct {
 	mu     sync.RWMutex
-	kinds  map[string]*btree.BTreeG[entry]
+	kinds  map[string]*btree.BTreeG[*entry]
 	status syncer.SyncStatus
 	onSync chan struct{}
 }
 
-// entry is one key's value; the kind is the tree it lives in.
+// entry is one key's value; the kind is the tree it lives in. Trees hold
+// pointers: a node is then small to copy, and its slots (which sorted inserts
+// leave half empty) cost 8 bytes each, not 80. An entry is never changed once in
+// a tree, because views share it: a write replaces it.
 type entry struct {
 	namespace, name string
 	value           any
@@ -35,14 +38,14 @@ type entry struct {
 	uid             types.UID
 }
 
-func (e entry) kv(kind string) resources.KVPair {
+func (e *entry) kv(kind string) resources.KVPair {
 	return resources.KVPair{
 		Key:   resources.Key{Kind: kind, Namespace: e.namespace, Name: e.name},
 		Value: e.value, Revision: e.revision, UID: e.uid,
 	}
 }
 
-func entryLess(a, b entry) bool {
+func entryLess(a, b *entry) bool {
 	if a.namespace != b.namespace {
 		return a.namespace < b.namespace
 	}
@@ -57,7 +60,7 @@ var _ syncer.Callbacks = (*Store)(nil)
 
 // NewStore returns an empty Store.
 func NewStore() *Store {
-	return &Store{kinds: map[string]*btree.BTreeG[entry]{}, onSync: make(chan struct{})}
+	return &Store{kinds: map[string]*btree.BTreeG[*entry]{}, onSync: make(chan struct{})}
 }
 
 // OnUpdates applies a batch atomically.
@@ -71,7 +74,7 @@ func (s *Store) OnUpdates(updates []syncer.Update) {
 			if t == nil {
 				continue
 			}
-			t.Delete(entry{namespace: k.Namespace, name: k.Name})
+			t.Delete(&entry{namespace: k.Namespace, name: k.Name})
 			if t.Len() == 0 {
 				delete(s.kinds, k.Kind)
 			}
@@ -81,7 +84,7 @@ func (s *Store) OnUpdates(updates []syncer.Update) {
 			t = btree.NewG(treeDegree, entryLess)
 			s.kinds[k.Kind] = t
 		}
-		t.ReplaceOrInsert(entry{namespace: k.Namespace, name: k.Name, value: u.Value, revision: u.Revision, uid: u.UID})
+		t.ReplaceOrInsert(&entry{namespace: k.Namespace, name: k.Name, value: u.Value, revision: u.Revision, uid: u.UID})
 	}
 }
 
@@ -117,7 +120,7 @@ func (s *Store) Get(key resources.Key) (resources.KVPair, bool) {
 	if t == nil {
 		return resources.KVPair{}, false
 	}
-	e, ok := t.Get(entry{namespace: key.Namespace, name: key.Name})
+	e, ok := t.Get(&entry{namespace: key.Namespace, name: key.Name})
 	if !ok {
 		return resources.KVPair{}, false
 	}
@@ -134,7 +137,7 @@ func (s *Store) List(kind string) []resources.KVPair {
 		return []resources.KVPair{}
 	}
 	out := make([]resources.KVPair, 0, t.Len())
-	t.Ascend(func(e entry) bool {
+	t.Ascend(func(e *entry) bool {
 		out = append(out, e.kv(kind))
 		return true
 	})
@@ -185,7 +188,7 @@ func (s *Store) view(keep func(kind string) bool) (*view, syncer.SyncStatus) {
 // chunks: a cursor that resumes after the last key it returned.
 type view struct {
 	kinds []string
-	trees []*btree.BTreeG[entry]
+	trees []*btree.BTreeG[*entry]
 	after *entry // the last entry returned from trees[0]
 }
 
@@ -195,28 +198,29 @@ func (v *view) next(n int) []syncer.Update {
 	var out []syncer.Update
 	for len(v.trees) > 0 && len(out) < n {
 		t, kind := v.trees[0], v.kinds[0]
-		collect := func(e entry) bool {
-			if v.after != nil && !entryLess(*v.after, e) {
+		var lastEntry *entry
+		collect := func(e *entry) bool {
+			if v.after != nil && !entryLess(v.after, e) {
 				return true // the entry the last chunk ended on
 			}
 			if out == nil {
 				out = make([]syncer.Update, 0, min(n, t.Len()))
 			}
 			out = append(out, syncer.Update{KVPair: e.kv(kind), UpdateType: syncer.KVNew})
+			lastEntry = e
 			return len(out) < n
 		}
 		if v.after == nil {
 			t.Ascend(collect)
 		} else {
-			t.AscendGreaterOrEqual(*v.after, collect)
+			t.AscendGreaterOrEqual(v.after, collect)
 		}
 		if len(out) < n {
 			// This kind is done: let its nodes go.
 			v.trees, v.kinds, v.after = v.trees[1:], v.kinds[1:], nil
 			continue
 		}
-		last := out[len(out)-1].Key
-		v.after = &entry{namespace: last.Namespace, name: last.Name}
+		v.after = lastEntry
 	}
 	return out
 }
