@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -28,7 +29,8 @@ const (
 // repository's tools/controlplane/build.sh, which builds the pinned versions
 // (several minutes from cold, instant once cached). The repository root is found
 // by walking up from the working directory to the go.mod of module
-// github.com/kubesync/kubesync.
+// github.com/kubesync/kubesync. Outside the repository it falls back to the
+// folders build.sh has filled before (see cachedAssets).
 //
 // Builds started by concurrent test binaries are serialised with a file lock.
 // AssetsDir fails with an error, never silently, when the binaries cannot be
@@ -46,7 +48,10 @@ func AssetsDir(ctx context.Context) (string, error) {
 	}
 	root, err := findModuleRoot(wd, modulePath)
 	if err != nil {
-		return "", err
+		if dir, ok := cachedAssets(); ok {
+			return dir, nil
+		}
+		return "", errNoAssets
 	}
 	unlock, err := lockFile(ctx, filepath.Join(os.TempDir(), "kubesync-controlplane-build.lock"))
 	if err != nil {
@@ -54,6 +59,32 @@ func AssetsDir(ctx context.Context) (string, error) {
 	}
 	defer unlock()
 	return runBuildScript(ctx, filepath.Join(root, buildScript))
+}
+
+// errNoAssets tells a user outside the repository what to do.
+var errNoAssets = errors.New("no etcd and kube-apiserver binaries found: set " + assetsEnv +
+	" to a folder holding them (\"make controlplane\" in a kubesync checkout builds them and prints the folder)")
+
+// cachedAssets returns the newest folder that build.sh filled, under
+// ${KUBESYNC_CACHE:-${XDG_CACHE_HOME:-~/.cache}/kubesync}/controlplane, as it
+// names them. It only reads: nothing is created.
+func cachedAssets() (string, bool) {
+	root := os.Getenv("KUBESYNC_CACHE")
+	if root == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return "", false
+		}
+		root = filepath.Join(cache, "kubesync")
+	}
+	dirs, _ := filepath.Glob(filepath.Join(root, "controlplane", "k8s-*_etcd-*"))
+	sort.Sort(sort.Reverse(sort.StringSlice(dirs)))
+	for _, d := range dirs {
+		if checkAssets(d) == nil {
+			return d, true
+		}
+	}
+	return "", false
 }
 
 // runBuildScript runs script and returns the folder it printed last. The

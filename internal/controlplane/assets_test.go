@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -43,5 +44,30 @@ func TestAssetsDirFromEnv(t *testing.T) {
 	got, err := AssetsDir(context.Background())
 	if err != nil || got != dir {
 		t.Fatalf("AssetsDir = %q, %v; want %q", got, err, dir)
+	}
+}
+
+func TestAssetsDirOutsideTheRepository(t *testing.T) {
+	t.Setenv(assetsEnv, "")
+	cache := t.TempDir()
+	t.Setenv("KUBESYNC_CACHE", cache)
+	t.Chdir(t.TempDir())
+	_, err := AssetsDir(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "set KUBEBUILDER_ASSETS") ||
+		!strings.Contains(err.Error(), "make controlplane") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("AssetsDir = %v; want one line naming KUBEBUILDER_ASSETS and make controlplane", err)
+	}
+	built := filepath.Join(cache, "controlplane", "k8s-v1.0.0_etcd-v3.0.0")
+	if err := os.MkdirAll(built, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"etcd", "kube-apiserver"} {
+		if err := os.WriteFile(filepath.Join(built, name), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := AssetsDir(context.Background())
+	if err != nil || got != built {
+		t.Fatalf("AssetsDir = %q, %v; want the folder build.sh filled, %q", got, err, built)
 	}
 }

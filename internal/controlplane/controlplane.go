@@ -5,32 +5,39 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"sync"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
 // ControlPlane is a running etcd and kube-apiserver on loopback, started by
 // Start. Its methods are safe for concurrent use.
 type ControlPlane struct {
-	env     *envtest.Environment
-	certDir string
+	o      options
+	assets string
+	dir    *workDir
+	ca     *authority
+	files  pki
+	etcd   *process
+	etcdAt *url.URL
 
 	mu      sync.Mutex
-	admin   *rest.Config // as provisioned; Host follows the apiserver's address
-	up      bool         // the apiserver process is running
+	api     *process // nil while stopped
+	apiPort int
+	admin   *rest.Config // as provisioned; Host follows apiPort
 	stopped bool         // Stop was called
 }
 
-// Start starts etcd and kube-apiserver with random loopback ports, waits until
-// the apiserver is ready, and installs the CRDs given by WithCRDs. Call Stop
-// when done, even after an error from a later method.
+// Start starts etcd and kube-apiserver with random loopback ports in a new
+// temporary folder, waits until the apiserver is ready, and installs the CRDs
+// given by WithCRDs. Call Stop when done, even after an error from a later
+// method.
 //
-// The processes are started by envtest, whose start-up cannot be interrupted:
-// ctx is checked before and after, and bounds the CRD installation.
+// On Linux the two processes die with the process that started them, whatever
+// ends it; their folder is removed by Stop, or else by the next Start on the
+// machine. A process that exits during start-up is reported with its exit status
+// and the last lines of its output (see ProcessError).
 func Start(ctx context.Context, opts ...Option) (_ *ControlPlane, retErr error) {
 	o := defaultOptions()
 	for _, opt := range opts {
@@ -49,41 +56,23 @@ func Start(ctx context.Context, opts ...Option) (_ *ControlPlane, retErr error) 
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("starting control plane: %w", err)
 	}
-
-	// The harness owns the apiserver's certificate folder so that envtest neither
-	// deletes it nor mints a new serving CA on restart: clients keep trusting the
-	// restarted apiserver.
-	certDir, err := os.MkdirTemp("", "kubesync-apiserver-")
+	dir, err := newWorkDir()
 	if err != nil {
-		return nil, fmt.Errorf("creating apiserver certificate folder: %w", err)
+		return nil, err
 	}
-	env := &envtest.Environment{
-		BinaryAssetsDirectory:    assets,
-		ControlPlaneStartTimeout: o.startTimeout,
-		ControlPlaneStopTimeout:  o.stopTimeout,
-	}
-	env.ControlPlane.Etcd = &envtest.Etcd{Out: o.out, Err: o.out}
-	api := env.ControlPlane.GetAPIServer()
-	api.CertDir = certDir
-	api.Out, api.Err = o.out, o.out
-	args := api.Configure()
-	for _, f := range o.apiServerFlags() {
-		args.Set(f.name, f.values...)
-	}
-
-	cfg, err := env.Start()
-	if err != nil {
-		_ = env.Stop()
-		_ = os.RemoveAll(certDir)
-		return nil, fmt.Errorf("starting etcd and kube-apiserver from %s: %w", assets, err)
-	}
-	cp := &ControlPlane{env: env, certDir: certDir, admin: rest.CopyConfig(cfg), up: true}
+	cp := &ControlPlane{o: o, assets: assets, dir: dir}
 	defer func() {
 		if retErr != nil {
 			_ = cp.Stop()
 		}
 	}()
-	if err := cp.waitReady(ctx); err != nil {
+	if err := cp.provision(); err != nil {
+		return nil, err
+	}
+	if err := cp.startEtcd(ctx); err != nil {
+		return nil, err
+	}
+	if err := cp.StartAPIServer(ctx); err != nil {
 		return nil, err
 	}
 	if len(o.crds) > 0 {
@@ -120,12 +109,12 @@ func (cp *ControlPlane) APIServerURL() *url.URL {
 }
 
 func (cp *ControlPlane) apiServerURLLocked() *url.URL {
-	return cp.env.ControlPlane.APIServer.SecureServing.URL("https", "/")
+	return &url.URL{Scheme: "https", Host: hostPort(cp.apiPort), Path: "/"}
 }
 
 // EtcdURL returns etcd's client URL.
 func (cp *ControlPlane) EtcdURL() *url.URL {
-	u := *cp.env.ControlPlane.Etcd.URL
+	u := *cp.etcdAt
 	return &u
 }
 
@@ -138,7 +127,7 @@ func (cp *ControlPlane) Clientset() (*kubernetes.Clientset, error) {
 	return cs, nil
 }
 
-// Stop stops the apiserver, then etcd, and removes their files. It may be
+// Stop stops the apiserver, then etcd, and removes their folder. It may be
 // called more than once.
 func (cp *ControlPlane) Stop() error {
 	cp.mu.Lock()
@@ -147,12 +136,16 @@ func (cp *ControlPlane) Stop() error {
 		return nil
 	}
 	cp.stopped = true
-	cp.up = false
-	err := cp.env.Stop() // apiserver first, then etcd
-	if rmErr := os.RemoveAll(cp.certDir); rmErr != nil {
-		err = errors.Join(err, rmErr)
+	var errs []error
+	if cp.api != nil {
+		errs = append(errs, cp.api.stop(cp.o.stopTimeout))
+		cp.api = nil
 	}
-	if err != nil {
+	if cp.etcd != nil {
+		errs = append(errs, cp.etcd.stop(cp.o.stopTimeout))
+	}
+	errs = append(errs, cp.dir.remove())
+	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("stopping control plane: %w", err)
 	}
 	return nil

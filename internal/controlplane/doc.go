@@ -1,6 +1,9 @@
-// Package controlplane runs a real etcd and kube-apiserver on loopback through
-// controller-runtime's envtest, from the binaries that tools/controlplane pins. The
-// fv specs and `kubesync watch --local` start their clusters with it.
+// Package controlplane runs a real etcd and kube-apiserver on loopback, from the
+// binaries that tools/controlplane pins. The fv specs and `kubesync watch --local`
+// start their clusters with it. It starts the processes itself, not through
+// envtest, whose mere linking creates a folder under the user's cache and whose
+// processes outlive a killed owner: here, on Linux, they die with it, and their
+// temporary folder is removed by Stop or, after a SIGKILL, by the next Start.
 //
 // A ControlPlane (see Start) owns the two processes and offers:
 //   - admin and per-user rest.Configs (Config, AddUser, AddUserWithRole), never

@@ -37,3 +37,21 @@ func lockFile(ctx context.Context, path string) (func(), error) {
 		}
 	}
 }
+
+// tryLock takes an exclusive advisory lock on path without waiting. It returns
+// the open file that holds the lock (close it to release), or ok false when
+// another process holds it.
+func tryLock(path string) (_ *os.File, ok bool, _ error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		_ = f.Close()
+		if err == syscall.EWOULDBLOCK {
+			return nil, false, nil
+		}
+		return nil, false, fmt.Errorf("locking %s: %w", path, err)
+	}
+	return f, true, nil
+}

@@ -61,8 +61,8 @@ func WithAssetsDir(dir string) Option {
 }
 
 // WithOutput sends the stdout and stderr of etcd and kube-apiserver to w.
-// By default they are discarded (envtest's KUBEBUILDER_ATTACH_CONTROL_PLANE_OUTPUT=true
-// still attaches them to the test's own output).
+// By default they are discarded, but for the last lines that a ProcessError
+// quotes.
 func WithOutput(w io.Writer) Option {
 	return func(o *options) { o.out = w }
 }

@@ -19,51 +19,48 @@ func (cp *ControlPlane) StopAPIServer() error {
 	if cp.stopped {
 		return errStopped
 	}
-	if !cp.up {
+	if cp.api == nil {
 		return nil
 	}
-	cp.up = false
-	if err := cp.env.ControlPlane.APIServer.Stop(); err != nil {
+	err := cp.api.stop(cp.o.stopTimeout)
+	cp.api = nil
+	if err != nil {
 		return fmt.Errorf("stopping kube-apiserver: %w", err)
 	}
 	return nil
 }
 
-// StartAPIServer starts the kube-apiserver again on the same etcd, the same
+// StartAPIServer starts the kube-apiserver (again) on the same etcd, the same
 // certificates and users, and the same address, and waits until it is ready.
 // Should the old port have been taken meanwhile, it moves to a new one: Config,
 // APIServerURL and every Proxy follow, but rest.Configs obtained earlier do not.
 func (cp *ControlPlane) StartAPIServer(ctx context.Context) error {
-	if err := cp.startAPIServer(); err != nil {
-		return err
-	}
-	return cp.waitReady(ctx)
+	return retryPorts(func() error {
+		p, err := cp.startAPIServer()
+		if err != nil {
+			return err
+		}
+		return cp.waitReady(ctx, p)
+	}, func() {
+		cp.mu.Lock()
+		defer cp.mu.Unlock()
+		cp.api, cp.apiPort = nil, 0 // it has exited: try a fresh port
+	})
 }
 
-func (cp *ControlPlane) startAPIServer() error {
+func (cp *ControlPlane) startAPIServer() (*process, error) {
 	cp.mu.Lock()
 	defer cp.mu.Unlock()
 	if cp.stopped {
-		return errStopped
+		return nil, errStopped
 	}
-	if cp.up {
-		return nil
+	if cp.api != nil {
+		return cp.api, nil
 	}
-	api := cp.env.ControlPlane.APIServer
-	const attempts = 3
-	var errs []error
-	for i := 0; i < attempts; i++ {
-		err := api.Start()
-		if err == nil {
-			cp.up = true
-			return nil
-		}
-		errs = append(errs, err)
-		_ = api.Stop()
-		// Let envtest pick a fresh port next time, in case the old one was taken.
-		api.SecureServing.Port, api.SecurePort = "", 0
+	if err := cp.startAPIServerLocked(); err != nil {
+		return nil, fmt.Errorf("starting kube-apiserver: %w", err)
 	}
-	return fmt.Errorf("starting kube-apiserver (%d attempts): %w", attempts, errors.Join(errs...))
+	return cp.api, nil
 }
 
 // RestartAPIServer stops and starts the kube-apiserver (see StopAPIServer and
@@ -76,13 +73,14 @@ func (cp *ControlPlane) RestartAPIServer(ctx context.Context) error {
 	return cp.StartAPIServer(ctx)
 }
 
-// waitReady polls /readyz as the admin until it answers 200.
-func (cp *ControlPlane) waitReady(ctx context.Context) error {
+// waitReady polls /readyz as the admin until it answers 200, failing at once
+// if the apiserver process p exits.
+func (cp *ControlPlane) waitReady(ctx context.Context, p *process) error {
 	cs, err := cp.Clientset()
 	if err != nil {
 		return err
 	}
-	return poll(ctx, time.Minute, "kube-apiserver /readyz", func(ctx context.Context) (bool, error) {
+	return waitProcess(ctx, p, max(cp.o.startTimeout, time.Minute), "kube-apiserver /readyz", func(ctx context.Context) (bool, error) {
 		var code int
 		res := cs.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx).StatusCode(&code)
 		if err := res.Error(); err != nil {

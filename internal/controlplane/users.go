@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
 // userRBACPrefix names the ClusterRoles and ClusterRoleBindings the harness
@@ -56,14 +55,14 @@ func (cp *ControlPlane) AddUserWithRole(ctx context.Context, name string, cluste
 		return nil, err
 	}
 
-	base := cp.Config()
-	base.CertData, base.KeyData, base.CertFile, base.KeyFile = nil, nil, "", ""
-	base.BearerToken, base.BearerTokenFile = "", ""
-	user, err := cp.env.AddUser(envtest.User{Name: name}, base)
+	cert, key, err := cp.ca.issue(name, nil)
 	if err != nil {
 		return nil, fmt.Errorf("provisioning credentials for user %s: %w", name, err)
 	}
-	return rest.CopyConfig(user.Config()), nil
+	cfg := cp.Config()
+	cfg.CertData, cfg.KeyData, cfg.CertFile, cfg.KeyFile = cert, key, "", ""
+	cfg.BearerToken, cfg.BearerTokenFile = "", ""
+	return cfg, nil
 }
 
 // waitRulesApply waits until a SubjectAccessReview allows user one request of
