@@ -7,11 +7,15 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 
 	"golang.org/x/term"
+
+	"github.com/kubesync/kubesync/internal/controlplane"
 )
 
-// Exit codes of the command.
+// Exit codes of the command. A watch that is interrupted (SIGINT, SIGTERM,
+// SIGHUP) or whose stdout is closed by its reader (`| head`) exits ExitOK.
 const (
 	ExitOK      = 0
 	ExitRuntime = 1
@@ -58,15 +62,26 @@ func Run(ctx context.Context, args []string, streams Streams, opts ...Option) in
 	root := newRoot(e)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
-	if err == nil {
-		return ExitOK
+	if err == nil || errors.Is(err, syscall.EPIPE) {
+		return ExitOK // the reader of stdout has gone: nobody is left to tell
 	}
 	code := ExitUsage // cobra's own errors: unknown command, bad flag or argument
 	var ee *exitError
 	if errors.As(err, &ee) {
 		code = ee.code
 	}
-	fmt.Fprintf(e.Err, "kubesync: %s\n", oneLine(err.Error()))
+	msg := err.Error()
+	var pe *controlplane.ProcessError
+	if errors.As(err, &pe) && pe.Output != "" {
+		// The output of a process that failed to start explains why: it gets
+		// lines of its own, before the one line of the error.
+		fmt.Fprintf(e.Err, "kubesync: the last output of %s:\n", pe.Process)
+		for _, l := range strings.Split(pe.Output, "\n") {
+			fmt.Fprintf(e.Err, "  %s\n", l)
+		}
+		msg, _, _ = strings.Cut(msg, "; its last output:")
+	}
+	fmt.Fprintf(e.Err, "kubesync: %s\n", oneLine(msg))
 	return code
 }
 

@@ -3,10 +3,12 @@ package cli_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -16,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubesync/kubesync/cmd/kubesync/internal/cli"
+	"github.com/kubesync/kubesync/internal/controlplane"
 	"github.com/kubesync/kubesync/watchersets"
 )
 
@@ -105,13 +108,69 @@ var _ = Describe("usage errors", func() {
 		Entry("unknown command", `unknown command "frob"`, "frob"),
 		Entry("unknown output", `unknown output format "yaml"`, "watch", "policy", "-o", "yaml"),
 		Entry("values in a table", "--values needs -o json", "watch", "policy", "-o", "table", "--values"),
-		Entry("bad log level", "--log-level", "watch", "policy", "--log-level", "loud"),
+		Entry("bad log level", `--log-level "loud" is not one of error, warn, info, debug`,
+			"watch", "policy", "--log-level", "loud"),
+		Entry("an undocumented log level", `--log-level "trace" is not one of`, "watch", "policy", "--log-level", "trace"),
 		Entry("empty namespace", "--namespace must not be empty", "watch", "policy", "-n", ""),
+		Entry("a namespace with only cluster-scoped types", "--namespace demo: every type of the selection is cluster-scoped",
+			"watch", "routing", "-n", "demo"),
+		Entry("a metrics address that is no address", `--metrics-addr: "notanaddr" is not HOST:PORT`,
+			"watch", "policy", "--local", "--metrics-addr", "notanaddr"),
+		Entry("a metrics port that is no port", `--metrics-addr: ":99999" has no port number`,
+			"watch", "policy", "--metrics-addr", ":99999"),
+		Entry("demo changes without --local", "--demo-changes needs --local", "watch", "policy", "--demo-changes", "2"),
+		Entry("negative demo changes", "--demo-changes must be a rate from 0 to 1000", "watch", "policy", "--local",
+			"--demo-changes", "-1"),
+		Entry("an unknown shell", `unknown shell "tcsh" for kubesync completion: use one of bash, zsh, fish, powershell`,
+			"completion", "tcsh"),
 		Entry("local with a kubeconfig", "--local cannot be combined", "watch", "policy", "--local",
 			"--kubeconfig", "x"),
 		Entry("arguments to sets", "takes no arguments", "sets", "policy"),
 	)
 })
+
+var _ = Describe("usage errors of --local", func() {
+	It("are found before a control plane starts", func() {
+		started := false
+		local := func(context.Context, []*apiextensionsv1.CustomResourceDefinition, io.Writer) (*rest.Config, func() error, error) {
+			started = true
+			return nil, nil, errors.New("not reached")
+		}
+		var out, errOut buffer
+		code := cli.Run(GinkgoT().Context(), []string{"watch", "routing", "--local", "--metrics-addr", "notanaddr"},
+			cli.Streams{Out: &out, Err: &errOut}, cli.WithLocalStarter("", local))
+		Expect(code).To(Equal(cli.ExitUsage))
+		Expect(started).To(BeFalse())
+	})
+})
+
+var _ = Describe("write errors", func() {
+	DescribeTable("exit 1 in every command",
+		func(args ...string) {
+			var errOut buffer
+			code := cli.Run(GinkgoT().Context(), args, cli.Streams{Out: failingWriter{}, Err: &errOut}, cli.WithTerminal(0))
+			Expect(code).To(Equal(cli.ExitRuntime), errOut.String())
+			Expect(errOut.String()).To(Equal("kubesync: disk full\n"))
+		},
+		Entry("sets", "sets"),
+		Entry("version", "version"),
+		Entry("rbac", "rbac", "policy"),
+		Entry("completion", "completion", "bash"),
+	)
+
+	It("but a closed pipe ends a command quietly with exit 0", func() {
+		var errOut buffer
+		code := cli.Run(GinkgoT().Context(), []string{"sets"}, cli.Streams{Out: writerFunc(func([]byte) (int, error) {
+			return 0, &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EPIPE}
+		}), Err: &errOut})
+		Expect(code).To(Equal(cli.ExitOK))
+		Expect(errOut.String()).To(BeEmpty())
+	})
+})
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 var _ = Describe("kubeconfig errors", func() {
 	It("name a missing file", func() {
@@ -148,13 +207,26 @@ var _ = Describe("runtime errors", func() {
 			"dial tcp 127.0.0.1:1: connect: connection refused\n"))
 	})
 
+	It("show the output of a local process that failed to start, then one line", func() {
+		fail := func(context.Context, []*apiextensionsv1.CustomResourceDefinition, io.Writer) (*rest.Config, func() error, error) {
+			return nil, nil, fmt.Errorf("local control plane: %w", &controlplane.ProcessError{
+				Process: "etcd", Exit: "exit status 3", Output: "starting\ndata dir: permission denied"})
+		}
+		var out, errOut buffer
+		code := cli.Run(GinkgoT().Context(), []string{"watch", "services", "--local"},
+			cli.Streams{Out: &out, Err: &errOut}, cli.WithLocalStarter("", fail))
+		Expect(code).To(Equal(cli.ExitRuntime))
+		Expect(errOut.String()).To(HaveSuffix("\nkubesync: the last output of etcd:\n  starting\n  data dir: permission denied\n" +
+			"kubesync: local control plane: etcd ended (exit status 3)\n"))
+	})
+
 	It("report a local control plane that does not start", func() {
 		fail := func(context.Context, []*apiextensionsv1.CustomResourceDefinition, io.Writer) (*rest.Config, func() error, error) {
 			return nil, nil, errors.New("local control plane: no kube-apiserver binary")
 		}
 		var out, errOut buffer
 		code := cli.Run(GinkgoT().Context(), []string{"watch", "services", "--local"},
-			cli.Streams{Out: &out, Err: &errOut}, cli.WithLocalStarter(fail))
+			cli.Streams{Out: &out, Err: &errOut}, cli.WithLocalStarter("", fail))
 		Expect(code).To(Equal(cli.ExitRuntime))
 		Expect(errOut.String()).To(HaveSuffix("\nkubesync: local control plane: no kube-apiserver binary\n"))
 	})

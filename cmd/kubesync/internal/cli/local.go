@@ -14,11 +14,18 @@ import (
 	"github.com/kubesync/kubesync/resources"
 )
 
+// localCluster is a control plane that the command started.
+type localCluster struct {
+	config *rest.Config
+	// kubeconfig is the path of an admin kubeconfig file for it, removed by stop.
+	kubeconfig string
+	stop       func() error
+}
+
 // localStarter starts a local control plane (etcd and kube-apiserver on
-// loopback) with crds installed, writing its processes' output to out. It returns
-// the admin configuration and a function that stops the control plane.
+// loopback) with crds installed, writing its processes' output to out.
 type localStarter func(ctx context.Context, crds []*apiextensionsv1.CustomResourceDefinition,
-	out io.Writer) (*rest.Config, func() error, error)
+	out io.Writer) (*localCluster, error)
 
 // samplesPerType is how many sample objects of each type a local control plane gets.
 const samplesPerType = 3
@@ -26,10 +33,10 @@ const samplesPerType = 3
 // startLocal starts the pinned etcd and kube-apiserver of internal/controlplane and
 // loads sample objects of the built-in types and of each type crds serve.
 func startLocal(ctx context.Context, crds []*apiextensionsv1.CustomResourceDefinition,
-	out io.Writer) (*rest.Config, func() error, error) {
+	out io.Writer) (*localCluster, error) {
 	cp, err := controlplane.Start(ctx, controlplane.WithCRDs(crds...), controlplane.WithOutput(out))
 	if err != nil {
-		return nil, nil, fmt.Errorf("local control plane: %w", err)
+		return nil, fmt.Errorf("local control plane: %w", err)
 	}
 	types := resources.Builtin()
 	for _, t := range resources.Calico() {
@@ -45,7 +52,12 @@ func startLocal(ctx context.Context, crds []*apiextensionsv1.CustomResourceDefin
 	}
 	if err != nil {
 		_ = cp.Stop()
-		return nil, nil, fmt.Errorf("local control plane: loading sample objects: %w", err)
+		return nil, fmt.Errorf("local control plane: loading sample objects: %w", err)
 	}
-	return cp.Config(), cp.Stop, nil
+	kubeconfig, err := cp.AdminKubeconfig()
+	if err != nil {
+		_ = cp.Stop()
+		return nil, fmt.Errorf("local control plane: %w", err)
+	}
+	return &localCluster{config: cp.Config(), kubeconfig: kubeconfig, stop: cp.Stop}, nil
 }

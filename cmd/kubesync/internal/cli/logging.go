@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"io"
 	"sync"
 
@@ -16,7 +19,7 @@ func newLogger(console *progress.Console, level logrus.Level) (*logrus.Logger, *
 	log := logrus.New()
 	log.SetOutput(io.Discard) // the hooks print
 	log.SetLevel(max(level, logrus.WarnLevel))
-	last := &lastError{}
+	last := &lastError{untrusted: make(chan struct{})}
 	log.AddHook(last)
 	log.AddHook(&printHook{
 		levels:    logrus.AllLevels[:level+1],
@@ -44,10 +47,14 @@ func (h *printHook) Fire(e *logrus.Entry) error {
 	return err
 }
 
-// lastError is a logrus hook that keeps the error of the last warning or worse.
+// lastError is a logrus hook that keeps the error of the last warning or worse,
+// and tells of the first that is a failed certificate check: no retry mends
+// that.
 type lastError struct {
-	mu  sync.Mutex
-	err error
+	mu        sync.Mutex
+	err       error
+	untrusted chan struct{} // closed at the first certificate error
+	told      bool          // untrusted is closed
 }
 
 func (h *lastError) Levels() []logrus.Level { return logrus.AllLevels[:logrus.WarnLevel+1] }
@@ -55,10 +62,29 @@ func (h *lastError) Levels() []logrus.Level { return logrus.AllLevels[:logrus.Wa
 func (h *lastError) Fire(e *logrus.Entry) error {
 	if err, ok := e.Data[logrus.ErrorKey].(error); ok {
 		h.mu.Lock()
+		defer h.mu.Unlock()
 		h.err = err
-		h.mu.Unlock()
+		if isCertError(err) && !h.told {
+			h.told = true
+			close(h.untrusted)
+		}
 	}
 	return nil
+}
+
+// Untrusted is closed when the apiserver's certificate failed verification.
+func (h *lastError) Untrusted() <-chan struct{} { return h.untrusted }
+
+// isCertError reports whether err is a failed check of the server's
+// certificate.
+func isCertError(err error) bool {
+	var (
+		unknown  x509.UnknownAuthorityError
+		invalid  x509.CertificateInvalidError
+		hostname x509.HostnameError
+		verify   *tls.CertificateVerificationError
+	)
+	return errors.As(err, &unknown) || errors.As(err, &invalid) || errors.As(err, &hostname) || errors.As(err, &verify)
 }
 
 // Err returns the last error logged, or nil.

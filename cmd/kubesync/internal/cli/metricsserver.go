@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -41,6 +42,19 @@ func serveMetrics(addr string, reg *prometheus.Registry, onErr func(error)) (*me
 		}
 	}()
 	return m, nil
+}
+
+// checkListenAddr checks that addr has the form HOST:PORT (HOST may be empty)
+// with a port number, without resolving or listening.
+func checkListenAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%q is not HOST:PORT, e.g. :9090 or 127.0.0.1:9090", addr)
+	}
+	if n, err := strconv.ParseUint(port, 10, 16); err != nil || (n == 0 && port != "0") {
+		return fmt.Errorf("%q has no port number from 0 to 65535", addr)
+	}
+	return nil
 }
 
 // URL is where the metrics are served.

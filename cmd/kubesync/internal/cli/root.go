@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -19,7 +21,33 @@ This command runs a set against a cluster and prints what the syncer reports.`,
 	root.SetErr(e.Err)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	root.AddCommand(newWatch(e), newRBAC(e), newSets(e), newVersion(e))
+	strictCompletion(root)
 	return root
+}
+
+// completionShells are the shells cobra's completion command knows.
+var completionShells = []string{"bash", "zsh", "fish", "powershell"}
+
+// strictCompletion makes "completion" reject a shell it does not know (exit 2)
+// and report write errors (exit 1), as the other commands do.
+func strictCompletion(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown shell %q for %s: use one of %s", args[0], cmd.CommandPath(),
+					strings.Join(completionShells, ", "))
+			}
+			return nil
+		}
+		c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+		for _, shell := range c.Commands() {
+			shell.RunE = runE(shell.RunE)
+		}
+	}
 }
 
 // runE marks the errors of a command's run as runtime errors, unless they carry

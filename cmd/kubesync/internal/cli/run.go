@@ -6,15 +6,19 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubesync/kubesync/cmd/kubesync/internal/demo"
 	"github.com/kubesync/kubesync/cmd/kubesync/internal/output"
 	"github.com/kubesync/kubesync/cmd/kubesync/internal/progress"
 	"github.com/kubesync/kubesync/crds"
+	"github.com/kubesync/kubesync/internal/samples"
 	"github.com/kubesync/kubesync/metrics"
 	"github.com/kubesync/kubesync/syncer"
 )
@@ -28,25 +32,8 @@ func runWatch(ctx context.Context, e *env, p watchPlan) error {
 	console := progress.NewConsole(e.Err, live, func() int { return width })
 	defer console.Finish()
 
-	restCfg, stopLocal, err := p.restConfig(ctx, e, console)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil // interrupted while starting a local control plane
-		}
-		return err
-	}
-	if stopLocal != nil {
-		defer func() {
-			if err := stopLocal(); err != nil {
-				console.Printf("kubesync: stopping the local control plane: %v", err)
-			}
-		}()
-	}
-	restCfg = rest.CopyConfig(restCfg)
-	restCfg.UserAgent = "kubesync/" + e.version
-
-	tracker := progress.NewTracker(p.set.TypeNames()...)
-	opts := []syncer.Option{syncer.WithObserver(tracker)}
+	// Listen first: a taken address fails before a local control plane starts.
+	var opts []syncer.Option
 	if p.metricsAddr != "" {
 		m, srv, err := startMetrics(p.metricsAddr, console)
 		if err != nil {
@@ -56,6 +43,32 @@ func runWatch(ctx context.Context, e *env, p watchPlan) error {
 		opts = append(opts, syncer.WithObserver(m))
 	}
 
+	restCfg, local, err := p.restConfig(ctx, e, console)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil // interrupted while starting a local control plane
+		}
+		return err
+	}
+	if local != nil {
+		defer func() {
+			if err := local.stop(); err != nil {
+				console.Printf("kubesync: stopping the local control plane: %v", err)
+			}
+		}()
+		if p.demoChanges > 0 {
+			stopDemo, err := startDemo(ctx, local.config, p, console)
+			if err != nil {
+				return err
+			}
+			defer stopDemo()
+		}
+	}
+	restCfg = rest.CopyConfig(restCfg)
+	restCfg.UserAgent = "kubesync/" + e.version
+
+	tracker := progress.NewTracker(p.set.TypeNames()...)
+	opts = append(opts, syncer.WithObserver(tracker))
 	out := output.Guard(e.Out)
 	var dest io.Writer = out
 	if stdoutLive, _ := e.terminal(e.Out); stdoutLive {
@@ -75,15 +88,23 @@ func runWatch(ctx context.Context, e *env, p watchPlan) error {
 	return wait(ctx, p.connectTimeout, restCfg.Host, out, tracker, lastErr)
 }
 
-// wait returns nil when ctx ends, or an error when the output fails or when no
-// type had an answer from the apiserver within connectTimeout.
+// recheckEvery is how often, after --connect-timeout, the command looks again
+// whether any type can be watched while none is in sync yet.
+const recheckEvery = time.Second
+
+// wait returns nil when ctx ends, or an error when the output fails, when the
+// apiserver's certificate cannot be verified, or when within connectTimeout no
+// type had an answer from the apiserver or every type was refused.
 func wait(ctx context.Context, connectTimeout time.Duration, host string, out *output.Guarded,
 	tracker *progress.Tracker, lastErr *lastError) error {
-	var connect <-chan time.Time
+	var (
+		connect <-chan time.Time
+		timer   *time.Timer
+	)
 	if connectTimeout > 0 {
-		t := time.NewTimer(connectTimeout)
-		defer t.Stop()
-		connect = t.C
+		timer = time.NewTimer(connectTimeout)
+		defer timer.Stop()
+		connect = timer.C
 	}
 	for {
 		select {
@@ -91,28 +112,65 @@ func wait(ctx context.Context, connectTimeout time.Duration, host string, out *o
 			return nil
 		case <-out.Failed():
 			return fmt.Errorf("writing output: %w", out.Err())
+		case <-lastErr.Untrusted():
+			return fmt.Errorf("the apiserver at %s presented a certificate that cannot be verified: %w",
+				host, withoutURL(lastErr.Err()))
 		case <-connect:
-			if tracker.Contacted() {
+			settled, err := connectVerdict(tracker, connectTimeout, host, lastErr)
+			if err != nil {
+				return err
+			}
+			if settled {
 				connect = nil
 				continue
 			}
-			msg := fmt.Sprintf("no answer from the apiserver at %s within %s", host, connectTimeout)
-			err := lastErr.Err()
-			if err == nil {
-				return errors.New(msg)
-			}
-			var urlErr *url.Error
-			if errors.As(err, &urlErr) {
-				err = urlErr.Err // the cause, without the long request URL
-			}
-			return fmt.Errorf("%s: %w", msg, err)
+			timer.Reset(recheckEvery)
 		}
 	}
 }
 
+// connectVerdict judges, once connectTimeout has passed, whether the command
+// should give up: when the apiserver never answered, or refused every type. It
+// is settled when some type is in sync.
+func connectVerdict(tracker *progress.Tracker, connectTimeout time.Duration, host string,
+	lastErr *lastError) (settled bool, err error) {
+	sum := progress.Summarize(tracker.Snapshot())
+	if sum.InSync > 0 {
+		return true, nil
+	}
+	if refused := sum.Failing["unauthorized"] + sum.Failing["forbidden"]; refused == sum.Types {
+		var why []string
+		if n := sum.Failing["unauthorized"]; n > 0 {
+			why = append(why, fmt.Sprintf("%d unauthorized (401: the credentials are not accepted)", n))
+		}
+		if n := sum.Failing["forbidden"]; n > 0 {
+			why = append(why, fmt.Sprintf("%d forbidden (403: see \"kubesync rbac\" for the role it needs)", n))
+		}
+		return false, fmt.Errorf("no type can be watched: the apiserver at %s refused every type for %s: %s",
+			host, connectTimeout, strings.Join(why, ", "))
+	}
+	if tracker.Contacted() || !sum.Healthy() {
+		return false, nil // some type is listing, or failing for another reason
+	}
+	msg := fmt.Sprintf("no answer from the apiserver at %s within %s", host, connectTimeout)
+	if err := lastErr.Err(); err != nil {
+		return false, fmt.Errorf("%s: %w", msg, withoutURL(err))
+	}
+	return false, errors.New(msg)
+}
+
+// withoutURL drops the long request URL of a client error, keeping its cause.
+func withoutURL(err error) error {
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		return urlErr.Err
+	}
+	return err
+}
+
 // restConfig is the configuration of the cluster to watch: from the kubeconfig,
-// or of a local control plane, which the returned function stops.
-func (p watchPlan) restConfig(ctx context.Context, e *env, console *progress.Console) (*rest.Config, func() error, error) {
+// or of a local control plane, which it then describes.
+func (p watchPlan) restConfig(ctx context.Context, e *env, console *progress.Console) (*rest.Config, *localCluster, error) {
 	if !p.local {
 		cfg, err := loadKubeconfig(p.kubeconfig, p.context)
 		return cfg, nil, err
@@ -124,12 +182,34 @@ func (p watchPlan) restConfig(ctx context.Context, e *env, console *progress.Con
 		}
 	}
 	console.Printf("kubesync: starting a local etcd and kube-apiserver with %d CRDs", len(defs))
-	cfg, stop, err := e.startLocal(ctx, defs, io.Discard)
+	local, err := e.startLocal(ctx, defs, io.Discard)
 	if err != nil {
 		return nil, nil, err
 	}
-	console.Printf("kubesync: local control plane at %s", cfg.Host)
-	return cfg, stop, nil
+	console.Printf("kubesync: local control plane at %s; admin kubeconfig (removed at exit): %s", local.config.Host, local.kubeconfig)
+	console.Printf("kubesync: try: kubectl --kubeconfig %s get %s -A", local.kubeconfig, p.set.Types[0].Name)
+	return local.config, local, nil
+}
+
+// startDemo changes the local cluster's sample objects at --demo-changes per
+// second, until the returned function is called.
+func startDemo(ctx context.Context, cfg *rest.Config, p watchPlan, console *progress.Console) (stop func(), err error) {
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("demo changes: %w", err)
+	}
+	ns := p.namespace
+	if ns == "" {
+		ns = samples.DemoNamespace
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		demo.New(dyn, p.set.Types, ns).Run(ctx, p.demoChanges, func(err error) { console.Printf("kubesync: %v", err) })
+	}()
+	console.Printf("kubesync: changing sample objects in namespace %s and cluster-wide, %g per second", ns, p.demoChanges)
+	return func() { cancel(); <-done }, nil
 }
 
 // printer prints what the syncer reports.
@@ -137,6 +217,7 @@ type printer interface {
 	syncer.Callbacks
 	syncer.ParseFailureHandler
 	syncer.SyncFailureHandler
+	recoveryHandler
 }
 
 func (p watchPlan) printer(w io.Writer, tracker *progress.Tracker) printer {
@@ -147,7 +228,7 @@ func (p watchPlan) printer(w io.Writer, tracker *progress.Tracker) printer {
 		}
 		return output.NewTable(w, tracker.Snapshot, kinds...)
 	}
-	return output.NewJSON(w, output.WithValues(p.values))
+	return output.NewJSON(w, output.WithValues(p.values), output.WithTypes(tracker.Snapshot))
 }
 
 // startMetrics serves the metrics package's metrics and the Go and process

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -32,14 +33,16 @@ func newSets(e *env) *cobra.Command {
 		Short: "List the watcher sets and their types",
 		Args:  noArgs,
 		RunE: runE(func(*cobra.Command, []string) error {
+			var b strings.Builder
 			for i, s := range watchersets.Sets() {
 				if i > 0 {
-					fmt.Fprintln(e.Out)
+					b.WriteString("\n")
 				}
-				fmt.Fprintf(e.Out, "%s: %s\n", s.Name, s.Description)
-				fmt.Fprintf(e.Out, "  %s\n", strings.Join(s.TypeNames(), "\n  "))
+				fmt.Fprintf(&b, "%s: %s\n", s.Name, s.Description)
+				fmt.Fprintf(&b, "  %s\n", strings.Join(s.TypeNames(), "\n  "))
 			}
-			return nil
+			_, err := io.WriteString(e.Out, b.String())
+			return err
 		}),
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 
@@ -82,7 +83,7 @@ var _ = Describe("kubesync watch", func() {
 		By("going on with the other types, with one line on stderr per failing type")
 		Expect(strings.Count(r.err.String(), "\n")).To(Equal(2), r.err.String())
 		Expect(r.err.String()).To(ContainSubstring(
-			"kubesync: not allowed to watch networkpolicies.networking.k8s.io, watching the other types"))
+			"kubesync: not allowed to watch networkpolicies.networking.k8s.io (403), retrying: "))
 		Expect(r.err.String()).To(ContainSubstring(
 			"kubesync: globalnetworkpolicies.crd.projectcalico.org is not served"))
 
@@ -133,7 +134,7 @@ var _ = Describe("kubesync watch", func() {
 
 	It("prints a summary, then a row per update, with -o table", func() {
 		r := watch("-o", "table")
-		Eventually(r.out.String).Should(ContainSubstring("in sync: 4 types, 3 objects"))
+		Eventually(r.out.String).Should(ContainSubstring("in sync: 2 of 4 types, 3 objects; 1 forbidden, 1 not served\n"))
 		out := r.out.String()
 		Expect(out).To(MatchRegexp(`(?m)^namespaces +1  in sync$`))
 		Expect(out).To(MatchRegexp(`(?m)^pods +2  in sync$`))
@@ -143,7 +144,10 @@ var _ = Describe("kubesync watch", func() {
 
 		Eventually(func() int { return api.watching(podsPath) }).Should(Equal(1))
 		api.send(podsPath, "ADDED", object("v1", "Pod", "default", "cache", "20"))
-		Eventually(r.out.String).Should(MatchRegexp(`(?m)^New +Pod +default/cache  20$`))
+		Eventually(r.out.String).Should(MatchRegexp(`(?m)^New +Pod +20 +default/cache$`))
+		header := regexp.MustCompile(`(?m)^EVENT.*$`).FindString(r.out.String())
+		row := regexp.MustCompile(`(?m)^New .*$`).FindString(r.out.String())
+		Expect(strings.Index(row, "default/cache")).To(Equal(strings.Index(header, "NAME")), "columns line up")
 		Expect(r.stop()).To(Equal(cli.ExitOK))
 	})
 
@@ -177,10 +181,13 @@ var _ = Describe("kubesync watch", func() {
 			}
 			return &rest.Config{Host: api.srv.URL}, func() error { close(stopped); return nil }, nil
 		}
-		r := start([]string{"watch", "routing", "--local", "--types", "nodes,bgppeers"}, cli.WithLocalStarter(local))
+		r := start([]string{"watch", "routing", "--local", "--types", "nodes,bgppeers"}, cli.WithLocalStarter("/tmp/x/admin.kubeconfig", local))
 		Eventually(func() []string { return statusOf(r.records()) }).Should(ContainElement("InSync"))
 		Expect(gotCRDs).To(Equal([]string{"bgppeers.crd.projectcalico.org"}))
-		Expect(r.err.String()).To(ContainSubstring("kubesync: local control plane at " + api.srv.URL + "\n"))
+		Expect(r.err.String()).To(ContainSubstring("kubesync: local control plane at " + api.srv.URL +
+			"; admin kubeconfig (removed at exit): /tmp/x/admin.kubeconfig\n"))
+		Expect(r.err.String()).To(ContainSubstring(
+			"kubesync: try: kubectl --kubeconfig /tmp/x/admin.kubeconfig get nodes -A\n"))
 		Expect(r.stop()).To(Equal(cli.ExitOK))
 		Expect(stopped).To(BeClosed())
 	})
@@ -209,6 +216,37 @@ var _ = Describe("kubesync watch", func() {
 		Expect(r.stop()).To(Equal(cli.ExitOK))
 		_, err := http.Get(url[1])
 		Expect(err).To(HaveOccurred(), "the server stops with the watch")
+	})
+
+	It("fails with one line within --connect-timeout when every type is refused", func() {
+		api.forbid(podsPath)
+		api.forbid(nsPath)
+		code, out, errOut := run("watch", "policy", "--kubeconfig", path, "--connect-timeout", "1s",
+			"--types", "namespaces,pods,networkpolicies.networking.k8s.io")
+		Expect(code).To(Equal(cli.ExitRuntime))
+		Expect(errOut).To(HaveSuffix("kubesync: no type can be watched: the apiserver at " + api.srv.URL +
+			" refused every type for 1s: 3 forbidden (403: see \"kubesync rbac\" for the role it needs)\n"))
+		zero := 0
+		Expect(parseRecords(out)).To(ContainElement(output.Record{Status: "InSync", Types: 3, TypesInSync: &zero,
+			Failing: map[string]int{"forbidden": 3}}), "the status says that no type is in sync")
+	})
+
+	It("counts the failing types in the InSync record", func() {
+		r := watch()
+		Eventually(func() []string { return statusOf(r.records()) }).Should(ContainElement("InSync"))
+		two := 2
+		Expect(r.records()).To(ContainElement(output.Record{Status: "InSync", Types: 4, TypesInSync: &two,
+			Failing: map[string]int{"forbidden": 1, "not served": 1}}))
+	})
+
+	It("fails at once, naming the cause, when the apiserver's certificate is not trusted", func() {
+		tlsSrv := httptest.NewTLSServer(http.NotFoundHandler())
+		DeferCleanup(tlsSrv.Close)
+		code, _, errOut := run("watch", "policy", "--kubeconfig", kubeconfig(tlsSrv.URL), "--connect-timeout", "1h")
+		Expect(code).To(Equal(cli.ExitRuntime))
+		Expect(errOut).To(HavePrefix("kubesync: the apiserver at " + tlsSrv.URL +
+			" presented a certificate that cannot be verified: "))
+		Expect(errOut).To(ContainSubstring("x509"))
 	})
 
 	It("fails with exit 1 when the metrics address is taken", func() {

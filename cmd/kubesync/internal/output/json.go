@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 
+	"github.com/kubesync/kubesync/cmd/kubesync/internal/progress"
 	"github.com/kubesync/kubesync/syncer"
 )
 
@@ -13,6 +14,7 @@ type JSON struct {
 	w      *bufio.Writer
 	enc    *json.Encoder
 	values bool
+	types  func() []progress.TypeState
 }
 
 // JSONOption configures a JSON printer.
@@ -20,6 +22,11 @@ type JSONOption func(*JSON)
 
 // WithValues includes each update's converted value in its record.
 func WithValues(on bool) JSONOption { return func(j *JSON) { j.values = on } }
+
+// WithTypes counts the types of types() in each InSync record.
+func WithTypes(types func() []progress.TypeState) JSONOption {
+	return func(j *JSON) { j.types = types }
+}
 
 // NewJSON prints to w.
 func NewJSON(w io.Writer, opts ...JSONOption) *JSON {
@@ -56,7 +63,17 @@ func (j *JSON) OnUpdates(updates []syncer.Update) {
 
 // OnStatusUpdated prints a status record.
 func (j *JSON) OnStatusUpdated(status syncer.SyncStatus) {
-	j.write(Record{Status: status.String()})
+	var sum progress.Summary
+	if j.types != nil {
+		sum = progress.Summarize(j.types())
+	}
+	j.write(StatusRecord(status, sum))
+	j.flush()
+}
+
+// OnSyncRecovered prints a syncRecovered record.
+func (j *JSON) OnSyncRecovered(typeName string) {
+	j.write(Record{SyncRecovered: typeName})
 	j.flush()
 }
 

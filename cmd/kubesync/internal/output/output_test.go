@@ -55,6 +55,7 @@ var _ = Describe("JSON", func() {
 			update(syncer.KVDeleted, nodeKey, "11", nil),
 		})
 		j.OnSyncFailed("pods", forbidden)
+		j.OnSyncRecovered("pods")
 		j.OnParseFailed("pods", pod("default", "bad", "12"), errors.New("no spec"))
 		j.OnParseFailed("pods", "not an object", errors.New("garbage"))
 		Expect(lines(buf.String())).To(Equal([]output.Record{
@@ -62,10 +63,22 @@ var _ = Describe("JSON", func() {
 			{Type: "New", Key: "Pod/default/web", Kind: "Pod", Namespace: "default", Name: "web", Revision: "10", UID: "u-1"},
 			{Type: "Deleted", Key: "Node/n1", Kind: "Node", Name: "n1", Revision: "11", UID: "u-1"},
 			{SyncFailed: "pods", Reason: "forbidden", Error: forbidden.Error()},
+			{SyncRecovered: "pods"},
 			{ParseFailed: "pods", Namespace: "default", Name: "bad", Error: "no spec"},
 			{ParseFailed: "pods", Error: "garbage"},
 		}))
 		Expect(buf.String()).To(ContainSubstring(`{"type":"New","key":"Pod/default/web",`))
+	})
+
+	It("counts the types in sync and the failing ones in an InSync record", func() {
+		var buf bytes.Buffer
+		j := output.NewJSON(&buf, output.WithTypes(func() []progress.TypeState {
+			return []progress.TypeState{{Name: "pods", Status: syncer.InSync, Objects: 1}, {Name: "nodes", Failure: "forbidden"}}
+		}))
+		j.OnStatusUpdated(syncer.ResyncInProgress)
+		j.OnStatusUpdated(syncer.InSync)
+		Expect(buf.String()).To(Equal(`{"status":"ResyncInProgress"}` + "\n" +
+			`{"status":"InSync","types":2,"typesInSync":1,"failing":{"forbidden":1}}` + "\n"))
 	})
 
 	It("adds values only when asked, and never to deletions", func() {
@@ -113,14 +126,32 @@ var _ = Describe("Table", func() {
 		Expect(buf.String()).To(Equal(`TYPE                               OBJECTS  STATE
 pods                                     2  in sync
 networkpolicies.networking.k8s.io        0  forbidden
-in sync: 2 types, 2 objects
+in sync: 1 of 2 types, 2 objects; 1 forbidden
 
-EVENT     KIND                             NAME  REVISION
-Updated   Pod                              a/b  2
-Failed    pods                             a/c  (bad)
+EVENT     KIND                             REVISION    NAME
+Updated   Pod                              2           a/b
+Failed    pods                             -           a/c (bad)
 -- ResyncInProgress
--- InSync: 2 types, 2 objects
+-- InSync: 1 of 2 types, 2 objects; 1 forbidden
 `))
+	})
+
+	It("aligns its columns whatever the length of names", func() {
+		var buf bytes.Buffer
+		t := output.NewTable(&buf, func() []progress.TypeState { return types }, "Pod", "Node")
+		t.OnStatusUpdated(syncer.InSync)
+		buf.Reset()
+		t.OnUpdates([]syncer.Update{
+			update(syncer.KVNew, resources.Key{Kind: "Pod", Namespace: "a-long-namespace", Name: "a-long-name"}, "7", nil),
+			update(syncer.KVDeleted, resources.Key{Kind: "Node", Name: "n"}, "1234567", nil),
+			update(syncer.KVUpdated, resources.Key{Kind: "Pod", Namespace: "b", Name: "c"}, "12", nil),
+		})
+		col := func(line, word string) int { return strings.Index(line, word) }
+		rows := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+		Expect(rows).To(HaveLen(3))
+		Expect([]int{col(rows[0], "7"), col(rows[1], "1234567"), col(rows[2], "12")}).To(HaveEach(col(rows[0], "7")))
+		Expect([]int{col(rows[0], "a-long-namespace/"), col(rows[1], " n") + 1, col(rows[2], "b/c")}).To(
+			HaveEach(col(rows[0], "a-long-namespace/")))
 	})
 
 	It("names states in words", func() {

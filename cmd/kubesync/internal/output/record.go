@@ -6,6 +6,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 
+	"github.com/kubesync/kubesync/cmd/kubesync/internal/progress"
 	"github.com/kubesync/kubesync/syncer"
 )
 
@@ -14,12 +15,14 @@ import (
 //
 //	{"type":"New","key":"Pod/default/web","kind":"Pod","namespace":"default","name":"web","revision":"1234","uid":"…"}
 //	{"type":"Deleted","key":"Node/n1","kind":"Node","name":"n1","revision":"1240"}
-//	{"status":"InSync"}
+//	{"status":"InSync","types":17,"typesInSync":2,"failing":{"forbidden":15}}
 //	{"syncFailed":"pods","reason":"forbidden","error":"…"}
+//	{"syncRecovered":"pods"}
 //	{"parseFailed":"pods","namespace":"default","name":"web","error":"…"}
 //
 // Empty fields are left out (namespace for cluster-scoped keys, value unless
-// values were asked for).
+// values were asked for). A Deleted record carries the uid of the object that
+// was deleted.
 type Record struct {
 	// Type is the update: "New", "Updated" or "Deleted".
 	Type      string `json:"type,omitempty"`
@@ -35,14 +38,21 @@ type Record struct {
 	Value json.RawMessage `json:"value,omitempty"`
 
 	// Status is the syncer's new status: "WaitForDatastore", "ResyncInProgress"
-	// or "InSync".
-	Status string `json:"status,omitempty"`
+	// or "InSync". InSync means every type has either listed or failed: an
+	// InSync record also counts the types, those in sync, and the failing ones
+	// by reason, which are missing from the data.
+	Status      string         `json:"status,omitempty"`
+	Types       int            `json:"types,omitempty"`
+	TypesInSync *int           `json:"typesInSync,omitempty"`
+	Failing     map[string]int `json:"failing,omitempty"`
 
 	// SyncFailed names a type that cannot be synced now; Reason says why:
 	// "forbidden", "unauthorized", "notServed" or "other". The type is retried and
 	// the others go on.
 	SyncFailed string `json:"syncFailed,omitempty"`
 	Reason     string `json:"reason,omitempty"`
+	// SyncRecovered names a type that failed and lists again.
+	SyncRecovered string `json:"syncRecovered,omitempty"`
 	// ParseFailed names the type of an object that failed conversion and was
 	// skipped; Namespace and Name identify the object when it has metadata.
 	ParseFailed string `json:"parseFailed,omitempty"`
@@ -62,6 +72,17 @@ func UpdateRecord(u syncer.Update, value json.RawMessage) Record {
 		UID:       string(u.UID),
 		Value:     value,
 	}
+}
+
+// StatusRecord is the record of a status change; with InSync, sum counts the
+// types.
+func StatusRecord(status syncer.SyncStatus, sum progress.Summary) Record {
+	r := Record{Status: status.String()}
+	if status == syncer.InSync && sum.Types > 0 {
+		inSync := sum.InSync
+		r.Types, r.TypesInSync, r.Failing = sum.Types, &inSync, sum.Failing
+	}
+	return r
 }
 
 // SyncFailedRecord is the record of a type that cannot be synced.

@@ -17,13 +17,17 @@ type Table struct {
 	w         *bufio.Writer
 	types     func() []progress.TypeState
 	kindWidth int
+	revWidth  int  // grows with the revisions seen, which grow over time
 	synced    bool // the syncer was in sync once: updates are printed
 }
+
+// minRevWidth fits revisions up to ten digits, so that the column rarely moves.
+const minRevWidth = 10
 
 // NewTable prints to w. types gives the types' current states for the summary;
 // kinds are the kinds the updates may carry, to align the rows.
 func NewTable(w io.Writer, types func() []progress.TypeState, kinds ...string) *Table {
-	t := &Table{w: bufio.NewWriterSize(w, 16<<10), types: types, kindWidth: len("KIND")}
+	t := &Table{w: bufio.NewWriterSize(w, 16<<10), types: types, kindWidth: len("KIND"), revWidth: minRevWidth}
 	for _, k := range kinds {
 		t.kindWidth = max(t.kindWidth, len(k))
 	}
@@ -42,7 +46,7 @@ func (t *Table) OnUpdates(updates []syncer.Update) {
 		return
 	}
 	for _, u := range updates {
-		t.row(u.UpdateType.String(), u.Key.Kind, objectName(u.Key.Namespace, u.Key.Name), u.Revision)
+		t.row(u.UpdateType.String(), u.Key.Kind, u.Revision, objectName(u.Key.Namespace, u.Key.Name))
 	}
 	t.flush()
 }
@@ -59,11 +63,11 @@ func (t *Table) OnStatusUpdated(status syncer.SyncStatus) {
 		t.synced = true
 		t.summary(types)
 		fmt.Fprintln(t.w)
-		t.row("EVENT", "KIND", "NAME", "REVISION")
+		t.row("EVENT", "KIND", "REVISION", "NAME")
 		return
 	}
 	if status == syncer.InSync {
-		fmt.Fprintf(t.w, "-- %s: %s\n", status, totals(types))
+		fmt.Fprintf(t.w, "-- %s: %s\n", status, progress.Summarize(types))
 		return
 	}
 	fmt.Fprintf(t.w, "-- %s\n", status)
@@ -73,10 +77,13 @@ func (t *Table) OnStatusUpdated(status syncer.SyncStatus) {
 // command reports the failure on stderr.
 func (t *Table) OnSyncFailed(string, error) {}
 
+// OnSyncRecovered does nothing: the command reports it on stderr.
+func (t *Table) OnSyncRecovered(string) {}
+
 // OnParseFailed prints a row for the object that failed conversion.
 func (t *Table) OnParseFailed(typeName string, object any, err error) {
 	r := ParseFailedRecord(typeName, object, err)
-	t.row("Failed", typeName, objectName(r.Namespace, r.Name), "("+r.Error+")")
+	t.row("Failed", typeName, "-", objectName(r.Namespace, r.Name)+" ("+r.Error+")")
 	t.flush()
 }
 
@@ -89,11 +96,13 @@ func (t *Table) summary(types []progress.TypeState) {
 	for _, s := range types {
 		fmt.Fprintf(t.w, "%-*s  %7d  %s\n", nameWidth, s.Name, s.Objects, State(s))
 	}
-	fmt.Fprintf(t.w, "in sync: %s\n", totals(types))
+	fmt.Fprintf(t.w, "in sync: %s\n", progress.Summarize(types))
 }
 
-func (t *Table) row(event, kind, name, revision string) {
-	fmt.Fprintf(t.w, "%-8s  %-*s  %s  %s\n", event, t.kindWidth, kind, name, revision)
+// row prints the columns, the name last: names vary most in length.
+func (t *Table) row(event, kind, revision, name string) {
+	t.revWidth = max(t.revWidth, len(revision))
+	fmt.Fprintf(t.w, "%-8s  %-*s  %-*s  %s\n", event, t.kindWidth, kind, t.revWidth, revision, name)
 }
 
 func (t *Table) flush() { _ = t.w.Flush() }
@@ -110,14 +119,6 @@ func State(s progress.TypeState) string {
 		return "listing"
 	}
 	return "waiting"
-}
-
-func totals(types []progress.TypeState) string {
-	n := 0
-	for _, s := range types {
-		n += s.Objects
-	}
-	return fmt.Sprintf("%d types, %d objects", len(types), n)
 }
 
 func objectName(namespace, name string) string {

@@ -73,3 +73,27 @@ var _ = Describe("Console", func() {
 		Expect(buf.String()).To(Equal("message\n"))
 	})
 })
+
+var _ = Describe("Summary", func() {
+	It("counts types in sync apart from failing ones", func() {
+		s := progress.Summarize([]progress.TypeState{
+			{Name: "a", Objects: 2, Status: syncer.InSync},
+			{Name: "b", Status: syncer.InSync, Failure: "forbidden"},
+			{Name: "c", Failure: "forbidden"},
+			{Name: "d", Failure: "unauthorized"},
+			{Name: "e", Status: syncer.ResyncInProgress},
+		})
+		Expect(s.String()).To(Equal("1 of 5 types, 2 objects; 2 forbidden, 1 unauthorized"))
+		Expect(s.Healthy()).To(BeFalse())
+		all := progress.Summarize([]progress.TypeState{{Name: "a", Objects: 1, Status: syncer.InSync}})
+		Expect(all.String()).To(Equal("1 types, 1 objects"))
+		Expect(all.Healthy()).To(BeTrue())
+	})
+
+	It("forgets a failure when the type recovers", func() {
+		t := progress.NewTracker("pods")
+		t.Failed("pods", "forbidden")
+		t.Recovered("pods")
+		Expect(t.Snapshot()[0].Failure).To(BeEmpty())
+	})
+})

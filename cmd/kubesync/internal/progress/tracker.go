@@ -1,6 +1,9 @@
 package progress
 
 import (
+	"fmt"
+	"sort"
+	"strings"
 	"sync"
 
 	"github.com/kubesync/kubesync/syncer"
@@ -74,6 +77,13 @@ func (t *Tracker) Failed(name, why string) {
 	t.state(name).Failure = why
 }
 
+// Recovered records that a failing type lists again.
+func (t *Tracker) Recovered(name string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.state(name).Failure = ""
+}
+
 // Listing does nothing: the Tracker keeps no list counts.
 func (t *Tracker) Listing(string, syncer.ListReason) {}
 
@@ -95,6 +105,59 @@ func (t *Tracker) Snapshot() []TypeState {
 		out[i] = *t.types[n]
 	}
 	return out
+}
+
+// Summary counts types by state.
+type Summary struct {
+	Types   int
+	InSync  int            // in sync and not failing
+	Failing map[string]int // by failure, e.g. "forbidden": 15
+	Objects int
+}
+
+// Summarize counts the types of states.
+func Summarize(states []TypeState) Summary {
+	s := Summary{Types: len(states)}
+	for _, st := range states {
+		s.Objects += st.Objects
+		switch {
+		case st.Failure != "":
+			if s.Failing == nil {
+				s.Failing = map[string]int{}
+			}
+			s.Failing[st.Failure]++
+		case st.Status == syncer.InSync:
+			s.InSync++
+		}
+	}
+	return s
+}
+
+// Healthy reports whether no type is failing.
+func (s Summary) Healthy() bool { return len(s.Failing) == 0 }
+
+// String is, e.g., "2 of 17 types, 40 objects; 15 forbidden", or "17 types,
+// 40 objects" when every type is in sync.
+func (s Summary) String() string {
+	var b strings.Builder
+	if s.InSync == s.Types {
+		fmt.Fprintf(&b, "%d types, %d objects", s.Types, s.Objects)
+	} else {
+		fmt.Fprintf(&b, "%d of %d types, %d objects", s.InSync, s.Types, s.Objects)
+	}
+	reasons := make([]string, 0, len(s.Failing))
+	for r := range s.Failing {
+		reasons = append(reasons, r)
+	}
+	sort.Strings(reasons)
+	for i, r := range reasons {
+		sep := ", "
+		if i == 0 {
+			sep = "; "
+		}
+		fmt.Fprintf(&b, "%s%d %s", sep, s.Failing[r], r)
+	}
+	return b.String()
 }
 
 // Contacted reports whether the apiserver has answered for any type, that is
