@@ -19,7 +19,8 @@ func main() {
 	// A closed stdout (`| head`) then fails the next write with EPIPE, which the
 	// command handles, instead of killing it at once with SIGPIPE.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	code := cli.Run(ctx, os.Args[1:], cli.Streams{Out: os.Stdout, Err: os.Stderr}, cli.WithVersion(version))
+	code := cli.Run(ctx, os.Args[1:], cli.Streams{Out: os.Stdout, Err: os.Stderr},
+		cli.WithVersion(version), cli.WithOutputClosed(closedPipe(os.Stdout)))
 	stop()
 	os.Exit(code)
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/kubesync/kubesync/cmd/kubesync/internal/output"
@@ -14,9 +15,40 @@ import (
 type callbacks struct {
 	printer printer
 	tracker *progress.Tracker
+	notes   *notes
 	console *progress.Console
 	once    sync.Once
 	inSync  chan struct{} // closed when the syncer is first in sync
+}
+
+// notes print the lines about failing types on the console; while held, they
+// are kept back, so that a command that gives up because every type is
+// refused says so in one line, not one per type.
+type notes struct {
+	console *progress.Console
+	mu      sync.Mutex
+	holding bool
+	held    []string
+}
+
+func (n *notes) printf(format string, args ...any) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.holding {
+		n.held = append(n.held, fmt.Sprintf(format, args...))
+		return
+	}
+	n.console.Printf(format, args...)
+}
+
+// release prints the lines held back and stops holding.
+func (n *notes) release() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, l := range n.held {
+		n.console.Printf("%s", l)
+	}
+	n.held, n.holding = nil, false
 }
 
 // recoveryHandler is the syncer's optional callback for a type that lists
@@ -52,16 +84,16 @@ func (c *callbacks) OnSyncFailed(typeName string, err error) {
 	switch output.Reason(err) {
 	case "forbidden":
 		c.tracker.Failed(typeName, "forbidden")
-		c.console.Printf("kubesync: not allowed to watch %s (403), retrying: %v", typeName, err)
+		c.notes.printf("kubesync: not allowed to watch %s (403), retrying: %v", typeName, err)
 	case "unauthorized":
 		c.tracker.Failed(typeName, "unauthorized")
-		c.console.Printf("kubesync: not authorized to watch %s (401), retrying: %v", typeName, err)
+		c.notes.printf("kubesync: not authorized to watch %s (401), retrying: %v", typeName, err)
 	case "notServed":
 		c.tracker.Failed(typeName, "not served")
-		c.console.Printf("kubesync: %s is not served (is its CRD installed?), retrying", typeName)
+		c.notes.printf("kubesync: %s is not served (is its CRD installed?), retrying", typeName)
 	default:
 		c.tracker.Failed(typeName, "failing")
-		c.console.Printf("kubesync: cannot watch %s, retrying: %v", typeName, err)
+		c.notes.printf("kubesync: cannot watch %s, retrying: %v", typeName, err)
 	}
 	c.printer.OnSyncFailed(typeName, err)
 }
@@ -69,6 +101,6 @@ func (c *callbacks) OnSyncFailed(typeName string, err error) {
 // OnSyncRecovered prints one line naming a failing type that lists again.
 func (c *callbacks) OnSyncRecovered(typeName string) {
 	c.tracker.Recovered(typeName)
-	c.console.Printf("kubesync: %s recovered: watching it again", typeName)
+	c.notes.printf("kubesync: %s recovered: watching it again", typeName)
 	c.printer.OnSyncRecovered(typeName)
 }

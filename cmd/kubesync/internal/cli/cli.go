@@ -39,10 +39,16 @@ type env struct {
 	terminal func(w io.Writer) (bool, int)
 	// startLocal starts a local control plane (see --local).
 	startLocal localStarter
+	// outClosed is closed when Out's reader has gone (nil: not known).
+	outClosed <-chan struct{}
 }
 
 // WithVersion sets the version that "kubesync version" prints (default "dev").
 func WithVersion(v string) Option { return func(e *env) { e.version = v } }
+
+// WithOutputClosed tells the command that the reader of Out has gone when
+// closed is closed, so that a watch ends even if it has nothing to write.
+func WithOutputClosed(closed <-chan struct{}) Option { return func(e *env) { e.outClosed = closed } }
 
 // WithTerminal makes the command treat stderr as a terminal of the given width,
 // or as no terminal when width is 0, instead of asking the operating system.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -74,7 +75,8 @@ func runWatch(ctx context.Context, e *env, p watchPlan) error {
 	if stdoutLive, _ := e.terminal(e.Out); stdoutLive {
 		dest = console.Wrap(out) // same terminal: erase the progress line first
 	}
-	cb := &callbacks{printer: p.printer(dest, tracker), tracker: tracker, console: console,
+	notes := &notes{console: console, holding: p.connectTimeout > 0}
+	cb := &callbacks{printer: p.printer(dest, tracker), tracker: tracker, notes: notes, console: console,
 		inSync: make(chan struct{})}
 	log, lastErr := newLogger(console, p.level)
 	s, err := syncer.New(restCfg, p.set.Types, cb, append(opts, syncer.WithLogger(log))...)
@@ -85,7 +87,20 @@ func runWatch(ctx context.Context, e *env, p watchPlan) error {
 	defer s.Stop()
 	defer showProgress(console, tracker, cb.inSync)()
 
-	return wait(ctx, p.connectTimeout, restCfg.Host, out, tracker, lastErr)
+	return wait(ctx, waitFor{connectTimeout: p.connectTimeout, host: restCfg.Host, out: out, outClosed: e.outClosed,
+		inSync: cb.inSync, tracker: tracker, lastErr: lastErr, notes: notes})
+}
+
+// waitFor is what wait watches.
+type waitFor struct {
+	connectTimeout time.Duration
+	host           string
+	out            *output.Guarded
+	outClosed      <-chan struct{} // the reader of out has gone
+	inSync         <-chan struct{} // the syncer was in sync
+	tracker        *progress.Tracker
+	lastErr        *lastError
+	notes          *notes // released once the command will not give up
 }
 
 // recheckEvery is how often, after --connect-timeout, the command looks again
@@ -95,31 +110,41 @@ const recheckEvery = time.Second
 // wait returns nil when ctx ends, or an error when the output fails, when the
 // apiserver's certificate cannot be verified, or when within connectTimeout no
 // type had an answer from the apiserver or every type was refused.
-func wait(ctx context.Context, connectTimeout time.Duration, host string, out *output.Guarded,
-	tracker *progress.Tracker, lastErr *lastError) error {
+func wait(ctx context.Context, w waitFor) error {
 	var (
 		connect <-chan time.Time
 		timer   *time.Timer
 	)
-	if connectTimeout > 0 {
-		timer = time.NewTimer(connectTimeout)
+	if w.connectTimeout > 0 {
+		timer = time.NewTimer(w.connectTimeout)
 		defer timer.Stop()
 		connect = timer.C
 	}
+	inSync := w.inSync
 	for {
 		select {
 		case <-ctx.Done():
+			w.notes.release()
 			return nil
-		case <-out.Failed():
-			return fmt.Errorf("writing output: %w", out.Err())
-		case <-lastErr.Untrusted():
+		case <-w.out.Failed():
+			return fmt.Errorf("writing output: %w", w.out.Err())
+		case <-w.outClosed:
+			return fmt.Errorf("writing output: %w", syscall.EPIPE)
+		case <-w.lastErr.Untrusted():
 			return fmt.Errorf("the apiserver at %s presented a certificate that cannot be verified: %w",
-				host, withoutURL(lastErr.Err()))
+				w.host, withoutURL(w.lastErr.Err()))
+		case <-inSync:
+			inSync = nil
+			if progress.Summarize(w.tracker.Snapshot()).InSync > 0 {
+				connect = nil
+				w.notes.release()
+			}
 		case <-connect:
-			settled, err := connectVerdict(tracker, connectTimeout, host, lastErr)
+			settled, err := connectVerdict(w.tracker, w.connectTimeout, w.host, w.lastErr)
 			if err != nil {
 				return err
 			}
+			w.notes.release() // the command goes on: the failing types are worth a line each
 			if settled {
 				connect = nil
 				continue

@@ -224,7 +224,7 @@ var _ = Describe("kubesync watch", func() {
 		code, out, errOut := run("watch", "policy", "--kubeconfig", path, "--connect-timeout", "1s",
 			"--types", "namespaces,pods,networkpolicies.networking.k8s.io")
 		Expect(code).To(Equal(cli.ExitRuntime))
-		Expect(errOut).To(HaveSuffix("kubesync: no type can be watched: the apiserver at " + api.srv.URL +
+		Expect(errOut).To(Equal("kubesync: no type can be watched: the apiserver at " + api.srv.URL +
 			" refused every type for 1s: 3 forbidden (403: see \"kubesync rbac\" for the role it needs)\n"))
 		zero := 0
 		Expect(parseRecords(out)).To(ContainElement(output.Record{Status: "InSync", Types: 3, TypesInSync: &zero,
@@ -253,6 +253,18 @@ var _ = Describe("kubesync watch", func() {
 		code, _, errOut := run("watch", "policy", "--kubeconfig", path, "--metrics-addr", "256.0.0.1:1")
 		Expect(code).To(Equal(cli.ExitRuntime))
 		Expect(errOut).To(HavePrefix("kubesync: metrics server: listen tcp"))
+	})
+
+	It("ends quietly with exit 0 when the reader of its output has gone", func() {
+		closed := make(chan struct{})
+		r := start([]string{"watch", "policy", "--kubeconfig", path}, cli.WithOutputClosed(closed))
+		Eventually(func() []string { return statusOf(r.records()) }).Should(ContainElement("InSync"))
+		close(closed)
+		var code int
+		Eventually(r.code).Should(Receive(&code))
+		Expect(code).To(Equal(cli.ExitOK))
+		Expect(r.err.String()).NotTo(ContainSubstring("writing output"))
+		r.code <- code
 	})
 
 	It("stops with exit 1 when its output cannot be written", func() {
