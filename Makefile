@@ -44,4 +44,4 @@ fleet: controlplane
 	KUBEBUILDER_ASSETS=$(ASSETS) $(GO) run ./fv/fleet/cmd/fleet -out FLEET.md
 
 run: controlplane
-	KUBEBUILDER_ASSETS=$(ASSETS) $(GO) run ./cmd/kubesync watch $(SET) --local -o table
+	KUBEBUILDER_ASSETS=$(ASSETS) $(GO) run ./cmd/kubesync watch $(SET) --local --demo-changes 2 -o table

@@ -17,6 +17,8 @@ import (
 	"github.com/onsi/gomega/gexec"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/client-go/rest"
 
 	"github.com/kubesync/kubesync/fv/consistency"
 	"github.com/kubesync/kubesync/fv/harness"
@@ -122,6 +124,27 @@ var _ = Describe("The kubesync command", Ordered, func() {
 		Expect(recs).To(ContainElement(And(
 			HaveField("SyncFailed", "services"), HaveField("Reason", "forbidden"))))
 		Expect(s.ExitCode()).To(Equal(-1), "still running")
+	})
+
+	It("gives up with one line when the apiserver refuses its token for --connect-timeout", func() {
+		cfg := rest.AnonymousClientConfig(c.Config())
+		cfg.BearerToken = "not-a-valid-token"
+		s := kubesync("watch", "dataplane", "--kubeconfig", writeKubeconfig(cfg), "--connect-timeout", "3s")
+		Eventually(s).Should(gexec.Exit(1))
+		Expect(string(s.Err.Contents())).To(MatchRegexp(`^kubesync: no type can be watched: the apiserver at \S+ ` +
+			`refused every type for 3s: 17 unauthorized \(401: the credentials are not accepted\)\n$`))
+		Expect(string(s.Out.Contents())).To(ContainSubstring(`"status":"InSync","types":17,"typesInSync":0,"failing":{"unauthorized":17}`))
+	})
+
+	It("counts in its table footer the types a user may watch, of all", func(ctx SpecContext) {
+		role := dataplane.ClusterRole("dataplane-pods-and-services")
+		role.Rules = []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods", "services"}, Verbs: []string{"list", "watch"}}}
+		cfg, err := c.AddUserWithRole(ctx, "pods-and-services", role)
+		Expect(err).NotTo(HaveOccurred())
+		s := kubesync("watch", "dataplane", "--kubeconfig", writeKubeconfig(cfg), "-o", "table")
+		Eventually(s.Out).Should(gbytes.Say(`in sync: 2 of 17 types, \d+ objects; 15 forbidden\n`))
+		Expect(s.ExitCode()).To(Equal(-1), "still running")
+		Expect(strings.Count(string(s.Err.Contents()), "(403), retrying")).To(Equal(15))
 	})
 
 	DescribeTable("gives bad input a one-line error and an exit code",
