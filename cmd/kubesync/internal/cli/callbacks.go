@@ -51,15 +51,11 @@ func (n *notes) release() {
 	n.held, n.holding = nil, false
 }
 
-// recoveryHandler is the syncer's optional callback for a type that lists
-// again after OnSyncFailed.
-type recoveryHandler interface{ OnSyncRecovered(typeName string) }
-
 var (
 	_ syncer.Callbacks           = (*callbacks)(nil)
 	_ syncer.ParseFailureHandler = (*callbacks)(nil)
 	_ syncer.SyncFailureHandler  = (*callbacks)(nil)
-	_ recoveryHandler            = (*callbacks)(nil)
+	_ syncer.SyncRecoveryHandler = (*callbacks)(nil)
 )
 
 func (c *callbacks) OnUpdates(updates []syncer.Update) { c.printer.OnUpdates(updates) }

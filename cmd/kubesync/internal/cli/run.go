@@ -242,7 +242,7 @@ type printer interface {
 	syncer.Callbacks
 	syncer.ParseFailureHandler
 	syncer.SyncFailureHandler
-	recoveryHandler
+	syncer.SyncRecoveryHandler
 }
 
 func (p watchPlan) printer(w io.Writer, tracker *progress.Tracker) printer {

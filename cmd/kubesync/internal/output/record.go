@@ -3,7 +3,6 @@ package output
 import (
 	"encoding/json"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/kubesync/kubesync/cmd/kubesync/internal/progress"
@@ -99,14 +98,15 @@ func ParseFailedRecord(typeName string, object any, err error) Record {
 	return r
 }
 
-// Reason classifies why a type cannot be synced.
+// Reason classifies why a type cannot be synced, as syncer.FailureOf does, in
+// the words of the JSON records.
 func Reason(err error) string {
-	switch {
-	case apierrors.IsForbidden(err):
+	switch syncer.FailureOf(err) {
+	case syncer.Forbidden:
 		return "forbidden"
-	case apierrors.IsUnauthorized(err):
+	case syncer.Unauthorized:
 		return "unauthorized"
-	case apierrors.IsNotFound(err):
+	case syncer.Missing:
 		return "notServed"
 	}
 	return "other"
