@@ -70,6 +70,12 @@ func (f *fakeAPI) forbid(path string) {
 	f.forbidden[path] = true
 }
 
+func (f *fakeAPI) allow(path string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.forbidden, path)
+}
+
 // send delivers a watch event to the open watches of path.
 func (f *fakeAPI) send(path, eventType string, obj map[string]any) {
 	line, err := json.Marshal(map[string]any{"type": eventType, "object": obj})

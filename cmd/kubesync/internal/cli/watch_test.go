@@ -231,6 +231,17 @@ var _ = Describe("kubesync watch", func() {
 			Failing: map[string]int{"forbidden": 3}}), "the status says that no type is in sync")
 	})
 
+	It("says on stderr and in the JSON when a failing type recovers", func() {
+		api.add(k8sNPPath, "networking.k8s.io/v1", "NetworkPolicy",
+			object("networking.k8s.io/v1", "NetworkPolicy", "default", "deny", "30"))
+		r := watch()
+		Eventually(func() []string { return statusOf(r.records()) }).Should(ContainElement("InSync"))
+		api.allow(k8sNPPath)
+		Eventually(r.records, "30s").Should(ContainElement(output.Record{SyncRecovered: "networkpolicies.networking.k8s.io"}))
+		Expect(r.err.String()).To(ContainSubstring("kubesync: networkpolicies.networking.k8s.io recovered: watching it again\n"))
+		Expect(r.records()).To(ContainElement(HaveField("Key", "NetworkPolicy.networking.k8s.io/default/deny")))
+	})
+
 	It("counts the failing types in the InSync record", func() {
 		r := watch()
 		Eventually(func() []string { return statusOf(r.records()) }).Should(ContainElement("InSync"))
