@@ -189,4 +189,3 @@ func records(out []byte) []record {
 	}
 	return recs
 }
-
