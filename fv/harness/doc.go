@@ -1,7 +1,8 @@
 // Package harness holds what fv specs need beyond a control plane
 // (internal/controlplane): a fault-injecting Proxy in front of the apiserver. It
 // speaks plain HTTP/1.1 to its clients and injects faults per resource: it can
-// drop the open streams of one resource (Cut), answer 503 to it (Refuse), keep its
+// drop the open streams of one resource (Cut), answer 503 to it (Refuse) or 410 to
+// its watches (ExpireWatches), keep its
 // connections open and silent (Stall, or StallAll for everything), cap its
 // bandwidth (Throttle), or swallow all traffic (Blackhole). It counts requests
 // per resource and verb, and keeps working across apiserver restarts.

@@ -297,6 +297,28 @@ var _ = Describe("Proxy", func() {
 		Expect(err).NotTo(HaveOccurred())
 	})
 
+	It("expires the watches of one resource with 410, lists going through, until allowed", func(ctx SpecContext) {
+		cs := clientsetFor(proxy.Config())
+		ns := newNamespace(ctx)
+		proxy.ExpireWatches("", "services")
+		DeferCleanup(proxy.Allow, "", "services")
+
+		list, err := cs.CoreV1().Services(ns).List(ctx, metav1.ListOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = cs.CoreV1().Services(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+		Expect(apierrors.IsResourceExpired(err) || apierrors.IsGone(err)).To(BeTrue(), "error %v", err)
+		Expect(proxy.OpenWatches("", "services")).To(BeZero())
+		cm, err := cs.CoreV1().ConfigMaps(ns).Watch(ctx, metav1.ListOptions{})
+		Expect(err).NotTo(HaveOccurred(), "other resources watch")
+		defer cm.Stop()
+		Expect(proxy.OpenWatches("", "configmaps")).To(Equal(1))
+
+		proxy.Allow("", "services")
+		w, err := cs.CoreV1().Services(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+		Expect(err).NotTo(HaveOccurred())
+		w.Stop()
+	})
+
 	It("blackholes all traffic until turned off", func(ctx SpecContext) {
 		cs := clientsetFor(proxy.Config())
 		ns := newNamespace(ctx)

@@ -33,6 +33,7 @@ var errCut = errors.New("cut by harness proxy")
 // plural, the way the apiserver parses request paths:
 //   - Cut drops the open requests (watches included) of one resource;
 //   - Refuse makes new requests of one resource fail with 503 until Allow;
+//   - ExpireWatches makes its watches fail with 410 until Allow;
 //   - Blackhole drops everything open and holds new requests unanswered;
 //   - Stall (one resource) and StallAll (everything) keep connections open but
 //     forward nothing, in either direction, until Unstall: a stuck middlebox;
@@ -53,6 +54,7 @@ type Proxy struct {
 	mu        sync.Mutex
 	streams   map[*stream]struct{}
 	refused   map[schema.GroupResource]bool
+	expired   map[schema.GroupResource]bool
 	blackhole chan struct{} // non-nil while blackholing; closed when it ends
 	stalls    stalls
 	limits    map[schema.GroupResource]*rate.Limiter
@@ -64,6 +66,7 @@ type Proxy struct {
 // stream is one request being proxied.
 type stream struct {
 	resource schema.GroupResource
+	verb     string
 	cancel   context.CancelCauseFunc
 	stalled  chan struct{} // set by StallOpen; guarded by Proxy.mu
 }
@@ -127,6 +130,7 @@ func NewProxy(cp *controlplane.ControlPlane, opts ...ProxyOption) (*Proxy, error
 		listener:  l,
 		streams:   map[*stream]struct{}{},
 		refused:   map[schema.GroupResource]bool{},
+		expired:   map[schema.GroupResource]bool{},
 		stalls:    newStalls(),
 		limits:    map[schema.GroupResource]*rate.Limiter{},
 		requests:  map[requestKey]int{},
@@ -220,8 +224,14 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("the harness proxy refuses requests for %s", gr))
 		return
 	}
+	if info.Verb == "watch" && p.expired[gr] && !sendsInitialEvents(r) {
+		p.mu.Unlock()
+		writeStatus(w, http.StatusGone, metav1.StatusReasonExpired,
+			fmt.Sprintf("the harness proxy expires watches of %s", gr))
+		return
+	}
 	ctx, cancel := context.WithCancelCause(r.Context())
-	s := &stream{resource: gr, cancel: cancel}
+	s := &stream{resource: gr, verb: info.Verb, cancel: cancel}
 	p.streams[s] = struct{}{}
 	p.mu.Unlock()
 
@@ -275,6 +285,21 @@ func (p *Proxy) Protocols() map[string]int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return maps.Clone(p.protocols)
+}
+
+// OpenWatches returns how many watches (streaming lists included) of resource
+// (plural) of group the proxy is forwarding or holding right now.
+func (p *Proxy) OpenWatches(group, resource string) int {
+	gr := schema.GroupResource{Group: group, Resource: resource}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for s := range p.streams {
+		if s.resource == gr && s.verb == "watch" {
+			n++
+		}
+	}
+	return n
 }
 
 // OpenStreams returns how many requests of resource (plural) of group the

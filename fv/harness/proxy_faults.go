@@ -3,6 +3,7 @@ package harness
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -41,11 +42,31 @@ func (p *Proxy) Refuse(group, resource string) {
 	p.refused[schema.GroupResource{Group: group, Resource: resource}] = true
 }
 
-// Allow ends a Refuse of resource (plural) of group.
-func (p *Proxy) Allow(group, resource string) {
+// ExpireWatches makes new watches of resource (plural) of group fail with 410
+// Gone (reason Expired) until Allow, whatever revision they start from, while
+// lists and streaming lists (sendInitialEvents) go through: a watch cache whose
+// window is shorter than a list of the type, so that every list is followed by
+// an expired watch.
+func (p *Proxy) ExpireWatches(group, resource string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	delete(p.refused, schema.GroupResource{Group: group, Resource: resource})
+	p.expired[schema.GroupResource{Group: group, Resource: resource}] = true
+}
+
+// Allow ends a Refuse or ExpireWatches of resource (plural) of group.
+func (p *Proxy) Allow(group, resource string) {
+	gr := schema.GroupResource{Group: group, Resource: resource}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.refused, gr)
+	delete(p.expired, gr)
+}
+
+// sendsInitialEvents reports whether r is a streaming list: a watch that
+// starts with the current state.
+func sendsInitialEvents(r *http.Request) bool {
+	v := strings.ToLower(r.URL.Query().Get("sendInitialEvents"))
+	return v == "true" || v == "1"
 }
 
 // Blackhole, turned on, drops every open request and makes new ones hang
