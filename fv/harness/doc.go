@@ -2,8 +2,8 @@
 // (internal/controlplane): a fault-injecting Proxy in front of the apiserver. It
 // speaks plain HTTP/1.1 to its clients and injects faults per resource: it can
 // drop the open streams of one resource (Cut), answer 503 to it (Refuse) or 410 to
-// its watches (ExpireWatches), keep its
-// connections open and silent (Stall, or StallAll for everything), cap its
-// bandwidth (Throttle), or swallow all traffic (Blackhole). It counts requests
-// per resource and verb, and keeps working across apiserver restarts.
+// its watches (ExpireWatches), keep its connections open and silent (Stall,
+// StallOpen, or StallAll for everything), cap its bandwidth (Throttle), or
+// swallow all traffic (Blackhole). It counts requests per resource and verb, and
+// keeps working across apiserver restarts.
 package harness
