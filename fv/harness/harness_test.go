@@ -302,9 +302,11 @@ var _ = Describe("Proxy", func() {
 		ns := newNamespace(ctx)
 		proxy.ExpireWatches("", "services")
 		DeferCleanup(proxy.Allow, "", "services")
+		lists := len(proxy.Lists("", "services"))
 
 		list, err := cs.CoreV1().Services(ns).List(ctx, metav1.ListOptions{})
 		Expect(err).NotTo(HaveOccurred())
+		Expect(proxy.Lists("", "services")).To(HaveLen(lists+1), "a list counted")
 		_, err = cs.CoreV1().Services(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
 		Expect(apierrors.IsResourceExpired(err) || apierrors.IsGone(err)).To(BeTrue(), "error %v", err)
 		Expect(proxy.OpenWatches("", "services")).To(BeZero())

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httputil"
+	"slices"
 	"sync"
 	"time"
 
@@ -59,6 +60,7 @@ type Proxy struct {
 	stalls    stalls
 	limits    map[schema.GroupResource]*rate.Limiter
 	requests  map[requestKey]int
+	lists     map[schema.GroupResource][]time.Time
 	protocols map[string]int
 	closed    bool
 }
@@ -134,6 +136,7 @@ func NewProxy(cp *controlplane.ControlPlane, opts ...ProxyOption) (*Proxy, error
 		stalls:    newStalls(),
 		limits:    map[schema.GroupResource]*rate.Limiter{},
 		requests:  map[requestKey]int{},
+		lists:     map[schema.GroupResource][]time.Time{},
 		protocols: map[string]int{},
 	}
 	p.rp = &httputil.ReverseProxy{
@@ -203,6 +206,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	p.requests[requestKey{resource: gr, verb: info.Verb}]++
 	p.protocols[r.Proto]++
+	if info.Verb == "list" || (info.Verb == "watch" && sendsInitialEvents(r)) {
+		p.lists[gr] = append(p.lists[gr], time.Now())
+	}
 	if r.ProtoMajor != 1 {
 		// Go's HTTP/1 server hands an h2 preface ("PRI * HTTP/2.0") to the
 		// handler: turn it away.
@@ -276,6 +282,16 @@ func (p *Proxy) Requests(group, resource, verb string) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.requests[requestKey{resource: schema.GroupResource{Group: group, Resource: resource}, verb: verb}]
+}
+
+// Lists returns when the proxy received each list of resource (plural) of
+// group: a LIST (one per page), or a streaming list (a WATCH with
+// sendInitialEvents), whether it forwarded it or not. apiserver_request_total
+// counts the latter as WATCH.
+func (p *Proxy) Lists(group, resource string) []time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.lists[schema.GroupResource{Group: group, Resource: resource}])
 }
 
 // Protocols returns how many requests the proxy has seen per protocol of its

@@ -1,0 +1,365 @@
+package chaos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/kubesync/kubesync/crds"
+	"github.com/kubesync/kubesync/fv/consistency"
+	"github.com/kubesync/kubesync/fv/harness"
+	"github.com/kubesync/kubesync/internal/controlplane"
+	"github.com/kubesync/kubesync/internal/samples"
+	"github.com/kubesync/kubesync/resources"
+	"github.com/kubesync/kubesync/syncer"
+	"github.com/kubesync/kubesync/watchersets"
+)
+
+// Config is one chaos run.
+type Config struct {
+	// Seed draws the schedule and the writes.
+	Seed uint64
+	// Duration is the time faults are injected, split evenly between the two
+	// flavours (watch cache off, then on).
+	Duration time.Duration
+	// WritesPerSecond is the writer's rate (default 6).
+	WritesPerSecond int
+	// ProgressTimeout is the syncer's progress deadline (default 30s: a half-open
+	// stall must heal within the quiet phase).
+	ProgressTimeout time.Duration
+	// QuietTimeout bounds the quiet phase's wait for recovery (default 3m).
+	QuietTimeout time.Duration
+	// Log receives a line per fault and phase (default: discarded).
+	Log io.Writer
+}
+
+func (c *Config) defaults() {
+	if c.WritesPerSecond <= 0 {
+		c.WritesPerSecond = 6
+	}
+	if c.ProgressTimeout <= 0 {
+		c.ProgressTimeout = 30 * time.Second
+	}
+	if c.QuietTimeout <= 0 {
+		c.QuietTimeout = 3 * time.Minute
+	}
+	if c.Log == nil {
+		c.Log = io.Discard
+	}
+}
+
+// The namespace of the writer's namespaced objects, and the syncer's user.
+const (
+	namespace = "chaos"
+	agentUser = "chaos-agent"
+)
+
+// Limits of the flat-resources check, between the end of the initial sync and
+// the end of the quiet phase.
+const (
+	// goroutineSlack allows for idle connections of the test's own clients.
+	goroutineSlack = 20
+	heapSlack      = 16 << 20
+)
+
+// Run runs the chaos: for each flavour, a control plane, a syncer over the
+// dataplane set through the proxy as a least-privileged user, the schedule with
+// the writer, then the quiet phase and the checks. The error is for a run that
+// could not be made (a control plane that does not start...); the syncer's
+// failures are in the report's verdict.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	cfg.defaults()
+	r := &Report{Seed: cfg.Seed, Duration: cfg.Duration, Started: time.Now()}
+	for i, cache := range []bool{false, true} {
+		fr, err := runFlavour(ctx, cfg, cache, cfg.Seed+uint64(i), cfg.Duration/2)
+		if err != nil {
+			return r, fmt.Errorf("flavour %s: %w", flavourName(cache), err)
+		}
+		r.Flavours = append(r.Flavours, *fr)
+	}
+	return r, nil
+}
+
+func flavourName(watchCache bool) string {
+	if watchCache {
+		return "watch cache on"
+	}
+	return "watch cache off"
+}
+
+func runFlavour(ctx context.Context, cfg Config, watchCache bool, seed uint64, duration time.Duration) (*FlavourReport, error) {
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(cfg.Log, "chaos [%s] %s\n", flavourName(watchCache), fmt.Sprintf(format, args...))
+	}
+	types := resources.All()
+	fr := &FlavourReport{WatchCache: watchCache, Faults: map[Kind]int{}}
+
+	all, err := crds.All()
+	if err != nil {
+		return nil, err
+	}
+	cp, err := controlplane.Start(ctx, controlplane.WithWatchCache(watchCache), controlplane.WithCRDs(all...))
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = cp.Stop() }()
+	dyn, err := dynamic.NewForConfig(cp.Config())
+	if err != nil {
+		return nil, err
+	}
+	if err := samples.Create(ctx, dyn, resources.Namespaces, "", namespace); err != nil {
+		return nil, err
+	}
+	set, err := watchersets.Lookup(watchersets.Dataplane)
+	if err != nil {
+		return nil, err
+	}
+	userCfg, err := cp.AddUserWithRole(ctx, agentUser, set.ClusterRole(agentUser))
+	if err != nil {
+		return nil, err
+	}
+	proxy, err := harness.NewProxy(cp, harness.WithProxyUser(userCfg))
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = proxy.Close() }()
+	w := newWriter(cp, dyn, types, namespace)
+	if err := w.populate(ctx); err != nil {
+		return nil, err
+	}
+
+	led := &ledger{}
+	cons := &consumer{Mirror: consistency.NewMirror()}
+	logs := newLogCounter()
+	s, err := syncer.New(proxy.Config(), types, cons, syncer.WithLogger(logs.logger()), syncer.WithObserver(led),
+		syncer.WithWatchProgressTimeout(cfg.ProgressTimeout))
+	if err != nil {
+		return nil, err
+	}
+	s.Start(ctx)
+	defer s.Stop()
+	settled := func(ctx context.Context) error {
+		if st := cons.Status(); st != int(syncer.InSync) {
+			return fmt.Errorf("status %s", syncer.SyncStatus(st))
+		}
+		for _, t := range types {
+			if n := proxy.OpenWatches(t.GVR.Group, t.GVR.Resource); n != 1 {
+				return fmt.Errorf("%d open watches of %s", n, t.Name)
+			}
+		}
+		return consistency.Check(ctx, cp.Config(), cons.Mirror, types)
+	}
+	if err := until(ctx, cfg.QuietTimeout, settled); err != nil {
+		return nil, fmt.Errorf("initial sync: %w", err)
+	}
+	fr.Start = measure()
+	api := newAPICounter(cp, types)
+	api.sample(ctx)
+	tg := &target{cp: cp, proxy: proxy, syncer: s, consumer: cons, writer: w, ledger: led, api: api,
+		user: agentUser, types: types, progress: cfg.ProgressTimeout}
+
+	// The chaos.
+	sched := NewSchedule(seed, duration, types, resources.Calico())
+	logf("seed %d: %d faults over %s", seed, len(sched.Steps), duration)
+	start := time.Now()
+	bg, stopBG := context.WithCancel(ctx)
+	var bgDone sync.WaitGroup
+	bgDone.Go(func() { w.run(bg, seed, cfg.WritesPerSecond) })
+	watches := newWatchSampler(proxy, types)
+	bgDone.Go(func() { sample(bg, 2*time.Second, func() { api.sample(bg); watches.sample(start) }) })
+	var (
+		faults  sync.WaitGroup
+		errMu   sync.Mutex
+		harmErr []error
+	)
+	for _, st := range sched.Steps {
+		if hold(ctx, time.Until(start.Add(st.At))); ctx.Err() != nil {
+			break
+		}
+		logf("%s", st)
+		faults.Go(func() {
+			if err := tg.inject(ctx, st); err != nil {
+				errMu.Lock()
+				harmErr = append(harmErr, err)
+				errMu.Unlock()
+			}
+		})
+	}
+	hold(ctx, time.Until(start.Add(duration)))
+	faults.Wait()
+	stopBG()
+	bgDone.Wait()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if len(harmErr) > 0 {
+		return nil, fmt.Errorf("injecting faults: %w", errors.Join(harmErr...))
+	}
+	for _, win := range led.snapshotWindows() {
+		fr.Faults[win.kind]++
+	}
+
+	// The quiet phase.
+	quiet := time.Now()
+	logf("+%s quiet phase", quiet.Sub(start).Round(time.Millisecond))
+	api.sample(ctx) // before the checks' own lists
+	if err := retry(ctx, w.resolve); err != nil {
+		return nil, err
+	}
+	err = until(ctx, cfg.QuietTimeout, settled)
+	fr.Recovery = time.Since(quiet)
+	if err != nil {
+		fr.fail("not recovered %s into the quiet phase: %v", cfg.QuietTimeout, err)
+	}
+	logf("recovered in %s", fr.Recovery.Round(time.Millisecond))
+
+	// The checks.
+	fr.Writes = w.writes()
+	fr.UpdatesSeen = cons.seen()
+	diffs, checked := w.account(cons.Revision)
+	fr.ObjectsChecked = checked
+	for _, d := range first(diffs, 10) {
+		fr.fail("%s", d)
+	}
+	for _, a := range first(cons.Anomalies(), 10) {
+		fr.fail("mirror anomaly: %s", a)
+	}
+	backoff := syncer.DefaultBackoff()
+	grace := cfg.ProgressTimeout + backoff.Cap + 10*time.Second
+	lists := map[string]int{}
+	for _, t := range types {
+		lists[t.Name] = len(proxy.Lists(t.GVR.Group, t.GVR.Resource))
+	}
+	fr.Budgets = budgets(types, led.snapshotWindows(), lists, api.totals(), backoff, grace)
+	for _, b := range fr.Budgets {
+		if b.Over() {
+			t := typeNamed(types, b.Type)
+			at := proxy.Lists(t.GVR.Group, t.GVR.Resource)[b.Budget]
+			fr.fail("%s: %d lists, over its budget of %d from +%s", b.Type, b.Lists, b.Budget, at.Sub(start).Round(time.Millisecond))
+		}
+	}
+	for _, u := range first(unjustified(led.snapshotLists(), led.snapshotWindows(), grace, start), 10) {
+		fr.fail("%s", u)
+	}
+	for _, v := range watches.violations() {
+		fr.fail("%s", v)
+	}
+	fr.MaxOpenWatches = watches.max()
+	// Idle connections close lazily: give the footprint a moment to settle.
+	_ = until(ctx, 30*time.Second, func(context.Context) error {
+		fr.End = measure()
+		return fr.flatness()
+	})
+	if err := fr.flatness(); err != nil {
+		fr.fail("%v", err)
+	}
+	fr.SyncerWarnings = logs.warnings()
+	return fr, nil
+}
+
+// flatness compares the footprint at the end with that at the start.
+func (fr *FlavourReport) flatness() error {
+	var errs []string
+	if fr.End.Syncer != fr.Start.Syncer {
+		errs = append(errs, fmt.Sprintf("syncer goroutines %d at the start, %d at the end", fr.Start.Syncer, fr.End.Syncer))
+	}
+	if fr.End.Goroutines > fr.Start.Goroutines+goroutineSlack {
+		errs = append(errs, fmt.Sprintf("goroutines %d at the start, %d at the end", fr.Start.Goroutines, fr.End.Goroutines))
+	}
+	if fr.End.HeapAlloc > fr.Start.HeapAlloc+heapSlack {
+		errs = append(errs, fmt.Sprintf("heap %.2f MiB at the start, %.2f MiB at the end",
+			float64(fr.Start.HeapAlloc)/(1<<20), float64(fr.End.HeapAlloc)/(1<<20)))
+	}
+	if len(errs) > 0 {
+		return errors.New(strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+func typeNamed(types []resources.Type, name string) resources.Type {
+	for _, t := range types {
+		if t.Name == name {
+			return t
+		}
+	}
+	panic("chaos: no type " + name)
+}
+
+func first(list []string, n int) []string {
+	if len(list) <= n {
+		return list
+	}
+	return append(list[:n:n], fmt.Sprintf("... and %d more", len(list)-n))
+}
+
+// until calls check every second until it returns nil, or timeout passes; it
+// returns check's last error.
+func until(ctx context.Context, timeout time.Duration, check func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		err := check(ctx)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// sample calls fn every period until ctx ends.
+func sample(ctx context.Context, period time.Duration, fn func()) {
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			fn()
+		}
+	}
+}
+
+// logCounter is a syncer logger that keeps counts, not lines.
+type logCounter struct {
+	mu     sync.Mutex
+	counts map[logrus.Level]int
+}
+
+func newLogCounter() *logCounter { return &logCounter{counts: map[logrus.Level]int{}} }
+
+func (l *logCounter) logger() *logrus.Logger {
+	log := logrus.New()
+	log.SetOutput(io.Discard)
+	log.SetLevel(logrus.InfoLevel)
+	log.AddHook(l)
+	return log
+}
+
+// Levels implements logrus.Hook.
+func (l *logCounter) Levels() []logrus.Level { return logrus.AllLevels }
+
+// Fire implements logrus.Hook.
+func (l *logCounter) Fire(e *logrus.Entry) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.counts[e.Level]++
+	return nil
+}
+
+func (l *logCounter) warnings() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.counts[logrus.WarnLevel] + l.counts[logrus.ErrorLevel]
+}
