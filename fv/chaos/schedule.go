@@ -160,7 +160,10 @@ func NewSchedule(seed uint64, duration time.Duration, types, custom []resources.
 			}
 			switch st.Kind {
 			case Stall:
-				st.HalfOpen = rng.IntN(2) == 0
+				// A half-open stall lasts until the syncer notices it.
+				if st.HalfOpen = rng.IntN(2) == 0; st.HalfOpen {
+					st.Hold = 0
+				}
 			case Throttle:
 				st.BytesPerSecond = 512 << rng.IntN(4) // 512 B/s to 4 KiB/s
 			}
