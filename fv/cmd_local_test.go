@@ -140,7 +140,8 @@ var _ = Describe("kubesync watch --local, run as a user would", func() {
 			return missing
 		}).Should(BeEmpty())
 
-		By("a closed terminal (SIGHUP) ending it")
+		By("a closed terminal (SIGHUP) ending it once in sync")
+		Expect(records(s.Out.Contents())).To(ContainElement(HaveField("Status", "InSync")))
 		s.Signal(syscall.SIGHUP)
 		Eventually(s, time.Minute).Should(gexec.Exit(0))
 		leavesNothing()

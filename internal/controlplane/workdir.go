@@ -15,7 +15,7 @@ const (
 	ownerLock = "owner.lock"
 	// sweepAge is how old an unlocked work folder must be to be removed: a new
 	// one is unlocked for the moment between its creation and its lock.
-	sweepAge = time.Minute
+	sweepAge = 10 * time.Second
 )
 
 // workDir is the temporary folder of one control plane, locked while its owner
