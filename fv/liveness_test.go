@@ -47,8 +47,7 @@ var _ = Describe("A type the user may list but not watch", func() {
 		b, a := before[denied.Name], after[denied.Name]
 		Expect(a.lists - b.lists).To(Equal(1.0), "listed once: a forbidden watch does not relist")
 		calls := p.Requests(g, r, "list") + p.Requests(g, r, "watch")
-		// One streaming list refused before Auto pages for this type.
-		Expect(calls).To(BeNumerically("<=", bounds.MaxAttempts(syncer.DefaultBackoff(), elapsed)+2))
+		Expect(calls).To(BeNumerically("<=", bounds.MaxAttempts(syncer.DefaultBackoff(), elapsed)+1))
 		Expect(calls).To(BeNumerically(">=", 3), "the watch is retried")
 		Expect(obs.failures(denied.Name)).To(Equal(1), "reported once")
 		Expect(m.Statuses()).To(Equal([]syncer.SyncStatus{syncer.WaitForDatastore, syncer.ResyncInProgress, syncer.InSync}), "no status flap")

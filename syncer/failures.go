@@ -72,7 +72,7 @@ func (s *Syncer) onRefused(ts *typeState, ev event, log logrus.FieldLogger) time
 		// still gets its list, by pages.
 		log.Info("Streaming list forbidden; falling back to paged lists")
 		ts.strategy = Paged
-		return 0
+		return ts.nextDelay(ev.healthy) // a refused request all the same: paced
 	}
 	s.syncFailed(ts, FailureOf(ev.err), ev.err, log)
 	ts.phase = refused
