@@ -118,12 +118,13 @@ var _ = Describe("The syncer loop", func() {
 			names[i] = itoa(uint64(i))
 		}
 		e.api["a"].Set(names...)
-		e.rec.gate = make(chan struct{})
+		gate := make(chan struct{})
+		e.rec.setGate(gate)
 		e.start()
 		// The consumer is stuck in its first call while the rest of the list arrives.
-		Eventually(func() int { e.rec.mu.Lock(); defer e.rec.mu.Unlock(); return e.rec.inOnUpdates }).Should(Equal(1))
+		Eventually(func() int { now, _ := e.rec.concurrency(); return now }).Should(Equal(1))
 		Eventually(func() int { return e.api["a"].Count("watch") }).Should(Equal(1), "the list completed while the consumer was blocked")
-		close(e.rec.gate)
+		close(gate)
 		e.waitInSync()
 
 		batches := e.rec.batches()
@@ -134,11 +135,11 @@ var _ = Describe("The syncer loop", func() {
 		}
 		Expect(total).To(Equal(95))
 		Expect(len(batches)).To(BeNumerically("<", 95/2), "updates coalesced into batches")
-		Expect(e.rec.maxInUpdates).To(Equal(1), "OnUpdates is never called concurrently")
+		_, most := e.rec.concurrency()
+		Expect(most).To(Equal(1), "OnUpdates is never called concurrently")
 		// Every update came before InSync.
-		e.rec.mu.Lock()
-		defer e.rec.mu.Unlock()
-		Expect(e.rec.log[len(e.rec.log)-1]).To(Equal(syncer.InSync))
+		calls := e.rec.Calls()
+		Expect(calls[len(calls)-1].String()).To(Equal("status InSync"))
 	})
 })
 

@@ -1,74 +1,42 @@
 package syncer_test
 
 import (
-	"slices"
 	"sync"
 
 	"github.com/kubesync/kubesync/syncer"
+	"github.com/kubesync/kubesync/syncertest"
 )
 
-// recorder is a Callbacks that keeps everything it hears, in order.
+// recorder is the public syncertest.Recorder, so that the syncer's own specs keep
+// it honest, plus what only these specs need: a gate that holds OnUpdates, a hook
+// called first in OnUpdates, and a count of concurrent OnUpdates calls.
 type recorder struct {
+	*syncertest.Recorder
 	mu           sync.Mutex
-	log          []any // syncer.SyncStatus or []syncer.Update, in arrival order
-	parseFailed  []string
-	syncFailed   map[string]error
-	failCalls    []string              // "type: failure", one per OnSyncFailed call
-	recoveries   []string              // one type name per OnSyncRecovered call
-	hook         func([]syncer.Update) // called first in OnUpdates, outside the lock
-	gate         chan struct{}         // while non-nil and open, OnUpdates blocks
+	hook         func([]syncer.Update)
+	gate         chan struct{} // while non-nil and open, OnUpdates blocks
 	inOnUpdates  int
 	maxInUpdates int
 }
 
-func newRecorder() *recorder { return &recorder{syncFailed: map[string]error{}} }
-
-func (r *recorder) OnStatusUpdated(s syncer.SyncStatus) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.log = append(r.log, s)
-}
+func newRecorder() *recorder { return &recorder{Recorder: syncertest.NewRecorder()} }
 
 func (r *recorder) OnUpdates(ups []syncer.Update) {
 	r.mu.Lock()
-	hook := r.hook
+	hook, gate := r.hook, r.gate
+	r.inOnUpdates++
+	r.maxInUpdates = max(r.maxInUpdates, r.inOnUpdates)
 	r.mu.Unlock()
 	if hook != nil {
 		hook(ups)
 	}
-	r.mu.Lock()
-	r.inOnUpdates++
-	r.maxInUpdates = max(r.maxInUpdates, r.inOnUpdates)
-	gate := r.gate
-	r.mu.Unlock()
 	if gate != nil {
 		<-gate
 	}
+	r.Recorder.OnUpdates(ups)
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.inOnUpdates--
-	r.log = append(r.log, slices.Clone(ups))
-}
-
-func (r *recorder) OnParseFailed(typeName string, _ any, err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.parseFailed = append(r.parseFailed, typeName+": "+err.Error())
-}
-
-func (r *recorder) OnSyncFailed(typeName string, err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.syncFailed[typeName] = err
-	r.failCalls = append(r.failCalls, typeName+": "+syncer.FailureOf(err).String())
-	r.log = append(r.log, "failed "+typeName)
-}
-
-func (r *recorder) OnSyncRecovered(typeName string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.recoveries = append(r.recoveries, typeName)
-	r.log = append(r.log, "recovered "+typeName)
+	r.mu.Unlock()
 }
 
 func (r *recorder) setHook(h func([]syncer.Update)) {
@@ -77,75 +45,64 @@ func (r *recorder) setHook(h func([]syncer.Update)) {
 	r.hook = h
 }
 
-func (r *recorder) failureCalls() []string {
+func (r *recorder) setGate(g chan struct{}) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return slices.Clone(r.failCalls)
+	r.gate = g
 }
 
-func (r *recorder) recovered() []string {
+// concurrency returns the OnUpdates calls under way and the most there ever were.
+func (r *recorder) concurrency() (now, most int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return slices.Clone(r.recoveries)
+	return r.inOnUpdates, r.maxInUpdates
 }
 
-// events returns the log since mark as strings: statuses, "failed x",
-// "recovered x", and updates as "Type Key".
-func (r *recorder) events(mark int) []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []string
-	for _, e := range r.log[mark:] {
-		switch e := e.(type) {
-		case syncer.SyncStatus:
-			out = append(out, e.String())
-		case string:
-			out = append(out, e)
-		case []syncer.Update:
-			for _, u := range e {
-				out = append(out, u.UpdateType.String()+" "+u.Key.String())
-			}
+// mark returns a position in the log of calls, for the ...Since methods.
+func (r *recorder) mark() int { return len(r.Calls()) }
+
+func (r *recorder) since(mark int, kind syncertest.CallKind) []syncertest.Callback {
+	var out []syncertest.Callback
+	for _, c := range r.Calls()[mark:] {
+		if c.Kind == kind {
+			out = append(out, c)
 		}
 	}
 	return out
 }
 
 func (r *recorder) statuses() []syncer.SyncStatus {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	var out []syncer.SyncStatus
-	for _, e := range r.log {
-		if s, ok := e.(syncer.SyncStatus); ok {
-			out = append(out, s)
-		}
+	for _, c := range r.since(0, syncertest.StatusUpdated) {
+		out = append(out, c.Status)
 	}
 	return out
 }
 
 func (r *recorder) last() syncer.SyncStatus {
-	st := r.statuses()
-	if len(st) == 0 {
+	st, ok := r.Status()
+	if !ok {
 		return 255
 	}
-	return st[len(st)-1]
+	return st
 }
 
-func (r *recorder) batches() [][]syncer.Update {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+func (r *recorder) batches() [][]syncer.Update { return r.batchesSince(0) }
+
+func (r *recorder) batchesSince(mark int) [][]syncer.Update {
 	var out [][]syncer.Update
-	for _, e := range r.log {
-		if b, ok := e.([]syncer.Update); ok {
-			out = append(out, b)
-		}
+	for _, c := range r.since(mark, syncertest.Updates) {
+		out = append(out, c.Updates)
 	}
 	return out
 }
 
 // updates flattens every batch into "Type Key" strings.
-func (r *recorder) updates() []string {
+func (r *recorder) updates() []string { return r.updatesSince(0) }
+
+func (r *recorder) updatesSince(mark int) []string {
 	var out []string
-	for _, b := range r.batches() {
+	for _, b := range r.batchesSince(mark) {
 		for _, u := range b {
 			out = append(out, u.UpdateType.String()+" "+u.Key.String())
 		}
@@ -153,51 +110,58 @@ func (r *recorder) updates() []string {
 	return out
 }
 
-// mark returns a position in the log, for updatesSince.
-func (r *recorder) mark() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.log)
-}
-
-func (r *recorder) updatesSince(mark int) []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []string
-	for _, e := range r.log[mark:] {
-		if b, ok := e.([]syncer.Update); ok {
-			for _, u := range b {
-				out = append(out, u.UpdateType.String()+" "+u.Key.String())
-			}
-		}
-	}
-	return out
-}
-
-func (r *recorder) batchesSince(mark int) [][]syncer.Update {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out [][]syncer.Update
-	for _, e := range r.log[mark:] {
-		if b, ok := e.([]syncer.Update); ok {
-			out = append(out, b)
-		}
-	}
-	return out
-}
-
+// syncFailures returns the last error reported of each failing type.
 func (r *recorder) syncFailures() map[string]error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	out := map[string]error{}
-	for k, v := range r.syncFailed {
-		out[k] = v
+	for _, c := range r.since(0, syncertest.SyncFailed) {
+		out[c.Type] = c.Err
+	}
+	return out
+}
+
+// failureCalls returns "type: failure", one per OnSyncFailed call.
+func (r *recorder) failureCalls() []string {
+	var out []string
+	for _, c := range r.since(0, syncertest.SyncFailed) {
+		out = append(out, c.Type+": "+c.Failure.String())
+	}
+	return out
+}
+
+// recovered returns a type name per OnSyncRecovered call.
+func (r *recorder) recovered() []string {
+	var out []string
+	for _, c := range r.since(0, syncertest.SyncRecovered) {
+		out = append(out, c.Type)
 	}
 	return out
 }
 
 func (r *recorder) parseFailures() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.parseFailed)
+	var out []string
+	for _, c := range r.since(0, syncertest.ParseFailed) {
+		out = append(out, c.Type+": "+c.Err.Error())
+	}
+	return out
+}
+
+// events returns the calls since mark as strings: statuses, "failed x",
+// "recovered x", and each update as "Type Key".
+func (r *recorder) events(mark int) []string {
+	var out []string
+	for _, c := range r.Calls()[mark:] {
+		switch c.Kind {
+		case syncertest.StatusUpdated:
+			out = append(out, c.Status.String())
+		case syncertest.SyncFailed:
+			out = append(out, "failed "+c.Type)
+		case syncertest.SyncRecovered:
+			out = append(out, "recovered "+c.Type)
+		case syncertest.Updates:
+			for _, u := range c.Updates {
+				out = append(out, u.UpdateType.String()+" "+u.Key.String())
+			}
+		}
+	}
+	return out
 }
