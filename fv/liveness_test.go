@@ -45,7 +45,7 @@ var _ = Describe("A type the user may list but not watch", func() {
 		elapsed := time.Since(started)
 		consistent(ctx, c.Config(), m, types) // after the counts: the check lists every type
 		b, a := before[denied.Name], after[denied.Name]
-		Expect(a.lists - b.lists).To(Equal(1.0), "listed once: a forbidden watch does not relist")
+		Expect(a.lists-b.lists).To(Equal(1.0), "listed once: a forbidden watch does not relist")
 		calls := p.Requests(g, r, "list") + p.Requests(g, r, "watch")
 		Expect(calls).To(BeNumerically("<=", bounds.MaxAttempts(syncer.DefaultBackoff(), elapsed)+1))
 		Expect(calls).To(BeNumerically(">=", 3), "the watch is retried")
