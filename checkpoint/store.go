@@ -257,6 +257,9 @@ func gvkOf(t resources.Type) schema.GroupVersionKind {
 
 // reset empties the checkpoint and writes the header.
 func (s *Store) reset() error {
+	s.mu.Lock()
+	hdr := s.hdr
+	s.mu.Unlock()
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		for _, name := range [][]byte{bucketMeta, bucketTypes} {
 			if tx.Bucket(name) != nil {
@@ -265,7 +268,7 @@ func (s *Store) reset() error {
 				}
 			}
 		}
-		return writeHeader(tx, s.hdr)
+		return writeHeader(tx, hdr)
 	})
 	if err != nil {
 		return fmt.Errorf("checkpoint: writing %s: %w", s.path, err)
@@ -304,11 +307,24 @@ func (s *Store) Confirm(cluster string) bool {
 	if old == "" {
 		return true
 	}
-	s.log.WithFields(logrus.Fields{"was": old, "now": cluster}).Warn("Checkpoint was taken from another cluster; relisting")
+	s.log.WithFields(logrus.Fields{"was": old, "now": cluster}).Warn("Checkpoint was taken from another cluster")
 	for name := range s.types {
 		s.changesOf(name).setRev("")
 	}
 	return false
+}
+
+// Discard empties the checkpoint: the caller starts cold after all, e.g. because
+// Confirm found the snapshot came from another cluster before it was used.
+func (s *Store) Discard() {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.mu.Lock()
+	s.pending, s.hdrDirty = map[string]*changes{}, false
+	s.mu.Unlock()
+	if err := s.reset(); err != nil {
+		s.log.WithError(err).Warn("Emptying the checkpoint failed")
+	}
 }
 
 // Close writes what is pending and closes the file. It is safe to call twice.

@@ -113,6 +113,17 @@ var _ = Describe("Store", func() {
 		Expect(sets.Objects[0].Object).To(Equal(netset("n", "8")))
 	})
 
+	It("forgets a cleared type's objects, keeping what was noted after", func() {
+		written()
+		s, _, _ := open(path, here, types)
+		s.Clear("pods")
+		s.Record("pods", "ns/z", "20", pod("z", "20"))
+		Expect(s.Close()).To(Succeed())
+		_, snap, _ := open(path, here, types)
+		Expect(snap.Types["pods"].Revision).To(BeEmpty())
+		Expect(snap.Types["pods"].Objects).To(ConsistOf(HaveField("ID", "ns/z")))
+	})
+
 	It("writes in the background only while something changed, at most once per interval", func() {
 		s, _, _ := open(path, here, types, checkpoint.WithInterval(200*time.Millisecond))
 		Consistently(s.Writes, "300ms").Should(BeZero(), "nothing changed")

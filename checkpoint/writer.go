@@ -12,9 +12,10 @@ import (
 // changes are one type's changes noted since the last write: the newest per object
 // (a nil obj deletes it) and the newest revision.
 type changes struct {
-	objs   map[string]change
-	rev    string
-	hasRev bool
+	cleared bool // every object written before is gone; objs are on top
+	objs    map[string]change
+	rev     string
+	hasRev  bool
 }
 
 type change struct {
@@ -43,6 +44,15 @@ func (s *Store) Record(typeName, id, rev string, obj runtime.Object) {
 // Delete notes that the object id of typeName is gone.
 func (s *Store) Delete(typeName, id string) {
 	s.note(typeName, func(c *changes) { c.objs[id] = change{} })
+}
+
+// Clear notes that typeName holds no object any more, and must list again after a
+// restart until a revision is noted.
+func (s *Store) Clear(typeName string) {
+	s.note(typeName, func(c *changes) {
+		c.cleared, c.objs = true, map[string]change{}
+		c.setRev("")
+	})
 }
 
 // Revision notes that typeName's watch reached rev with every change before it
@@ -129,6 +139,11 @@ func (s *Store) write() error {
 			if err != nil {
 				return err
 			}
+			if c.cleared && b.Bucket(bucketObjects) != nil {
+				if err := b.DeleteBucket(bucketObjects); err != nil {
+					return err
+				}
+			}
 			objs, err := b.CreateBucketIfNotExists(bucketObjects)
 			if err != nil {
 				return err
@@ -210,8 +225,10 @@ func (s *Store) putBack(batch map[string]*changes, hdrDirty bool) {
 			s.pending[name] = old
 			continue
 		}
-		maps.Copy(old.objs, cur.objs)
-		cur.objs = old.objs
+		if !cur.cleared {
+			maps.Copy(old.objs, cur.objs)
+			cur.objs, cur.cleared = old.objs, old.cleared
+		}
 		if !cur.hasRev {
 			cur.rev, cur.hasRev = old.rev, old.hasRev
 		}
