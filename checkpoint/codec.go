@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
 )
 
@@ -75,6 +78,45 @@ func unseal(b []byte) ([]byte, bool) {
 	return b[4:], true
 }
 
+// kinds knows every typed object a syncer may hold: client-go's built-in kinds,
+// and the meta.k8s.io kinds of a metadata client (PartialObjectMetadata). It is
+// built once and only read.
+var kinds = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(scheme.AddToScheme(s))
+	utilruntime.Must(metav1.AddMetaToScheme(s))
+	return s
+}()
+
+// kindOf is the scheme kind of a typed object, which a type's bucket records so that
+// its protobuf records can be decoded into the same Go type (a built-in kind, or
+// e.g. PartialObjectMetadata from a metadata client).
+func kindOf(obj runtime.Object) (schema.GroupVersionKind, bool) {
+	if _, ok := obj.(protoObject); !ok {
+		return schema.GroupVersionKind{}, false
+	}
+	if _, ok := obj.(*unstructured.Unstructured); ok {
+		return schema.GroupVersionKind{}, false
+	}
+	gvks, _, err := kinds.ObjectKinds(obj)
+	if err != nil || len(gvks) == 0 {
+		return schema.GroupVersionKind{}, false
+	}
+	return gvks[0], true
+}
+
+func formatKind(gvk schema.GroupVersionKind) []byte {
+	return []byte(gvk.Group + "/" + gvk.Version + "/" + gvk.Kind)
+}
+
+func parseKind(b []byte) (schema.GroupVersionKind, bool) {
+	parts := strings.Split(string(b), "/")
+	if len(parts) != 3 {
+		return schema.GroupVersionKind{}, false
+	}
+	return schema.GroupVersionKind{Group: parts[0], Version: parts[1], Kind: parts[2]}, true
+}
+
 // decoder turns records of one type back into objects.
 type decoder struct {
 	gvk schema.GroupVersionKind
@@ -85,8 +127,8 @@ type decoder struct {
 
 func newDecoder(gvk schema.GroupVersionKind) decoder {
 	d := decoder{gvk: gvk}
-	if scheme.Scheme.Recognizes(gvk) {
-		d.typed = func() (runtime.Object, error) { return scheme.Scheme.New(gvk) }
+	if kinds.Recognizes(gvk) {
+		d.typed = func() (runtime.Object, error) { return kinds.New(gvk) }
 	}
 	return d
 }

@@ -18,12 +18,14 @@ import (
 )
 
 // Bucket layout: meta/header holds the header as JSON; types/NAME/rev the type's
-// revision and types/NAME/objects/ID one record per object.
+// revision, types/NAME/kind the scheme kind of its protobuf records, and
+// types/NAME/objects/ID one record per object.
 var (
 	bucketMeta    = []byte("meta")
 	keyHeader     = []byte("header")
 	bucketTypes   = []byte("types")
 	keyRev        = []byte("rev")
+	keyKind       = []byte("kind")
 	bucketObjects = []byte("objects")
 )
 
@@ -211,8 +213,15 @@ func (s *Store) loadTypes(tx *bolt.Tx) (*Snapshot, error) {
 		}); err != nil {
 			return nil, err
 		}
+		gvk := gvkOf(t)
+		if k := b.Get(keyKind); k != nil {
+			var ok bool
+			if gvk, ok = parseKind(k); !ok {
+				return nil, fmt.Errorf("%w: %s: kind %q", errCorrupt, name, k)
+			}
+		}
 		var err error
-		if ts.Objects, err = decodeAll(newDecoder(gvkOf(t)), raw); err != nil {
+		if ts.Objects, err = decodeAll(newDecoder(gvk), raw); err != nil {
 			return nil, fmt.Errorf("%w: %s: %w", errCorrupt, name, err)
 		}
 	}

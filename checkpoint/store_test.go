@@ -124,6 +124,18 @@ var _ = Describe("Store", func() {
 		Expect(snap.Types["pods"].Objects).To(ConsistOf(HaveField("ID", "ns/z")))
 	})
 
+	It("decodes a metadata-only object into its own Go type", func() {
+		custom := resources.Custom(schema.GroupVersionResource{Group: "x.io", Version: "v1", Resource: "things"}, "Thing", false)
+		ts := []resources.Type{custom}
+		s, _, _ := open(path, here, ts)
+		meta := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "t", ResourceVersion: "4"}}
+		s.Record(custom.Name, "t", "4", meta)
+		s.Revision(custom.Name, "4")
+		Expect(s.Close()).To(Succeed())
+		_, snap, _ := open(path, here, ts)
+		Expect(snap.Types[custom.Name].Objects).To(ConsistOf(HaveField("Object", Equal(meta))))
+	})
+
 	It("writes in the background only while something changed, at most once per interval", func() {
 		s, _, _ := open(path, here, types, checkpoint.WithInterval(200*time.Millisecond))
 		Consistently(s.Writes, "300ms").Should(BeZero(), "nothing changed")

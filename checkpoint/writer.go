@@ -7,6 +7,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // changes are one type's changes noted since the last write: the newest per object
@@ -126,7 +127,7 @@ func (s *Store) write() error {
 	if len(batch) == 0 && !hdrDirty {
 		return nil
 	}
-	recs, unencodable := s.encode(batch)
+	recs, kinds, unencodable := s.encode(batch)
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		if hdrDirty {
 			if err := writeHeader(tx, hdr); err != nil {
@@ -138,6 +139,11 @@ func (s *Store) write() error {
 			b, err := all.CreateBucketIfNotExists([]byte(name))
 			if err != nil {
 				return err
+			}
+			if gvk, ok := kinds[name]; ok {
+				if err := b.Put(keyKind, formatKind(gvk)); err != nil {
+					return err
+				}
 			}
 			if c.cleared && b.Bucket(bucketObjects) != nil {
 				if err := b.DeleteBucket(bucketObjects); err != nil {
@@ -184,8 +190,9 @@ func (s *Store) write() error {
 
 // encode encodes every noted object; nil stands for a deletion. A type with an
 // object that cannot be encoded is reported in unencodable, logged once.
-func (s *Store) encode(batch map[string]*changes) (map[string]map[string][]byte, map[string]bool) {
+func (s *Store) encode(batch map[string]*changes) (map[string]map[string][]byte, map[string]schema.GroupVersionKind, map[string]bool) {
 	recs := make(map[string]map[string][]byte, len(batch))
+	kinds := map[string]schema.GroupVersionKind{}
 	unencodable := map[string]bool{}
 	for name, c := range batch {
 		m := make(map[string][]byte, len(c.objs))
@@ -209,9 +216,14 @@ func (s *Store) encode(batch map[string]*changes) (map[string]map[string][]byte,
 				continue
 			}
 			m[id] = rec
+			if _, done := kinds[name]; !done {
+				if gvk, ok := kindOf(ch.obj); ok {
+					kinds[name] = gvk
+				}
+			}
 		}
 	}
-	return recs, unencodable
+	return recs, kinds, unencodable
 }
 
 // putBack returns a failed batch to the pending changes, under those noted since.
