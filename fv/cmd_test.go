@@ -36,8 +36,9 @@ type record struct {
 	Name       string `json:"name"`
 	Revision   string `json:"revision"`
 	Status     string `json:"status"`
-	SyncFailed string `json:"syncFailed"`
-	Reason     string `json:"reason"`
+	SyncFailed    string `json:"syncFailed"`
+	Reason        string `json:"reason"`
+	SyncRecovered string `json:"syncRecovered"`
 }
 
 // replay parses the command's output and applies it to a fresh mirror.
@@ -110,7 +111,7 @@ var _ = Describe("The kubesync command", Ordered, func() {
 		Eventually(s).Should(gexec.Exit(0))
 	})
 
-	It("names a forbidden type on stderr and goes on with the others", func(ctx SpecContext) {
+	It("names a forbidden type on stderr, goes on with the others, and says when it recovers", func(ctx SpecContext) {
 		role := dataplane.ClusterRole("dataplane-but-services")
 		for i := range role.Rules {
 			role.Rules[i].Resources = without(role.Rules[i].Resources, "services")
@@ -124,6 +125,11 @@ var _ = Describe("The kubesync command", Ordered, func() {
 		Expect(recs).To(ContainElement(And(
 			HaveField("SyncFailed", "services"), HaveField("Reason", "forbidden"))))
 		Expect(s.ExitCode()).To(Equal(-1), "still running")
+
+		Expect(c.GrantUserAccess(ctx, "no-services", "", "services", "list", "watch")).To(Succeed())
+		Eventually(s.Err).Should(gbytes.Say(`kubesync: services recovered: watching it again\n`))
+		Eventually(func() []record { _, recs := replay(s.Out.Contents()); return recs }).Should(
+			ContainElement(HaveField("SyncRecovered", "services")))
 	})
 
 	It("gives up with one line when the apiserver refuses its token for --connect-timeout", func() {
