@@ -30,12 +30,12 @@ import (
 
 // record is one JSON line of `kubesync watch -o json`.
 type record struct {
-	Type       string `json:"type"`
-	Kind       string `json:"kind"`
-	Namespace  string `json:"namespace"`
-	Name       string `json:"name"`
-	Revision   string `json:"revision"`
-	Status     string `json:"status"`
+	Type          string `json:"type"`
+	Kind          string `json:"kind"`
+	Namespace     string `json:"namespace"`
+	Name          string `json:"name"`
+	Revision      string `json:"revision"`
+	Status        string `json:"status"`
 	SyncFailed    string `json:"syncFailed"`
 	Reason        string `json:"reason"`
 	SyncRecovered string `json:"syncRecovered"`
