@@ -120,7 +120,7 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	if r.URL.Query().Get("watch") != "true" && r.URL.Query().Get("watch") != "1" {
-		_ = json.NewEncoder(w).Encode(map[string]any{"apiVersion": "v1", "kind": "List",
+		_ = json.NewEncoder(w).Encode(map[string]any{"apiVersion": kind[0], "kind": kind[1] + "List",
 			"metadata": map[string]any{"resourceVersion": "100"}, "items": objs})
 		return
 	}
