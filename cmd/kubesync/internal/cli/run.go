@@ -12,6 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/kubesync/kubesync/crds"
 	"github.com/kubesync/kubesync/internal/samples"
 	"github.com/kubesync/kubesync/metrics"
+	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 )
 
@@ -226,6 +228,10 @@ func startDemo(ctx context.Context, cfg *rest.Config, p watchPlan, console *prog
 	ns := p.namespace
 	if ns == "" {
 		ns = samples.DemoNamespace
+	}
+	// -n may name a namespace that the samples are not in.
+	if err := samples.Create(ctx, dyn, resources.Namespaces, "", ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		return nil, fmt.Errorf("demo changes: %w", err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
