@@ -239,7 +239,8 @@ var _ = Describe("kubesync watch", func() {
 		api.allow(k8sNPPath)
 		Eventually(r.records, "30s").Should(ContainElement(output.Record{SyncRecovered: "networkpolicies.networking.k8s.io"}))
 		Expect(r.err.String()).To(ContainSubstring("kubesync: networkpolicies.networking.k8s.io recovered: watching it again\n"))
-		Expect(r.records()).To(ContainElement(HaveField("Key", "NetworkPolicy.networking.k8s.io/default/deny")))
+		Expect(r.records()).To(ContainElement(HaveField("Key", "NetworkPolicy.networking.k8s.io/default/deny")),
+			"the recovery is told after the updates of its list")
 	})
 
 	It("counts the failing types in the InSync record", func() {
