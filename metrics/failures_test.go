@@ -56,7 +56,7 @@ kubesync_sync_failures_total{failure="unauthorized",type="pods"} 0
 	// A syncer on a fake API whose nodes are forbidden, then refused as
 	// unauthorized, then served: the Recorder and the metrics show failure and
 	// recovery in that order.
-	It("follows a syncer's failure and recovery signals, in order", func(ctx SpecContext) {
+	It("follows a syncer's failure and recovery signals, in order", SpecTimeout(time.Minute), func(ctx SpecContext) {
 		api := syncertest.NewAPI(resources.Nodes)
 		nodes := api.Resource(resources.Nodes)
 		nodes.Set("a")
@@ -85,10 +85,10 @@ kubesync_sync_failures_total{failure="unauthorized",type="pods"} 0
 
 		Expect(rec.WaitForStatus(ctx, syncer.InSync)).To(Succeed())
 		setRefusal(apierrors.NewUnauthorized("token expired"))
-		Expect(rec.WaitFor(ctx, lastIs(syncertest.SyncFailed))).To(Succeed())
+		Expect(rec.WaitFor(ctx, heard(syncertest.SyncFailed, 2))).To(Succeed())
 		Expect(rec.Lines()).To(HaveLen(4))
 		setRefusal(nil)
-		Expect(rec.WaitFor(ctx, lastIs(syncertest.SyncRecovered))).To(Succeed())
+		Expect(rec.WaitFor(ctx, heard(syncertest.SyncRecovered, 1))).To(Succeed())
 
 		Expect(rec.Lines()).To(Equal([]string{
 			"status WaitForDatastore",
@@ -106,11 +106,9 @@ kubesync_sync_failures_total{failure="unauthorized",type="pods"} 0
 	})
 })
 
-func lastIs(k syncertest.CallKind) func(*syncertest.Recorder) bool {
-	return func(r *syncertest.Recorder) bool {
-		calls := r.Calls()
-		return len(calls) > 0 && calls[len(calls)-1].Kind == k
-	}
+// heard holds once the Recorder heard n calls of kind k.
+func heard(k syncertest.CallKind, n int) func(*syncertest.Recorder) bool {
+	return func(r *syncertest.Recorder) bool { return r.Count(k) >= n }
 }
 
 // scrapes is an Observer that, on each failure signal, reads the failure metrics

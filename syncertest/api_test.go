@@ -28,7 +28,7 @@ func nodeOf(r *syncertest.Recorder, ns, name string) string {
 
 var _ = Describe("API", func() {
 	for _, mode := range []syncer.InitialList{syncer.Paged, syncer.WatchList} {
-		It("serves whole objects through lists and watches ("+mode.String()+")", func(ctx SpecContext) {
+		It("serves whole objects through lists and watches ("+mode.String()+")", SpecTimeout(time.Minute), func(ctx SpecContext) {
 			api := syncertest.NewAPI(resources.Pods)
 			for _, n := range []string{"a", "b", "c"} {
 				api.Put(resources.Pods, pod("ns", n, "node-"+n))

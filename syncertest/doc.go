@@ -1,7 +1,19 @@
-// Package syncertest holds test doubles for code built on package syncer: a
-// scriptable, in-memory stand-in for one resource type's list and watch endpoints.
-// A Resource records every list, watch and stop call, serves paged lists, and lets a
-// test push watch events, end streams and inject errors, so an agent's callbacks can
-// be unit-tested without an apiserver. The syncer's own unit specs run on it;
-// behaviour against a real apiserver is proven in kubesync's fv specs.
+// Package syncertest holds test doubles for code built on package syncer, so that
+// an agent's callbacks can be unit-tested without an apiserver:
+//
+//   - API, a fake apiserver for a set of resources.Types. Its Option makes a
+//     syncer list and watch it: syncer.New(nil, types, callbacks, api.Option()).
+//     Put and Delete change whole objects (a *corev1.Pod, an unstructured custom
+//     object), as watch events with new revisions; Refuse and Allow make a type
+//     fail with an apiserver's error (Forbidden, Unauthorized, NotFound, Expired,
+//     InternalError) and recover.
+//   - Resource, the fake list and watch endpoints of one type, which API uses and
+//     Resource(t) returns: it records every list, watch and stop call, serves paged
+//     and streaming lists, and lets a test push events, end watches and inject
+//     errors per call.
+//   - Recorder, a syncer.Callbacks that keeps every call in order, and the state
+//     (key → KVPair) they add up to, with a way to wait for a condition.
+//
+// The syncer's own unit specs run on these doubles; behaviour against a real
+// apiserver is proven in kubesync's fv specs.
 package syncertest

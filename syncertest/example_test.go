@@ -2,14 +2,12 @@ package syncertest_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/sirupsen/logrus"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
@@ -68,8 +66,7 @@ func ExampleRecorder() {
 	api := syncertest.NewAPI(resources.Nodes)
 	nodes := api.Resource(resources.Nodes)
 	nodes.Set("node-a")
-	denied := apierrors.NewForbidden(resources.Nodes.GVR.GroupResource(), "", errors.New("RBAC: denied"))
-	nodes.FailLists(func() error { return denied })
+	api.Refuse(resources.Nodes, syncertest.Forbidden(resources.Nodes))
 
 	rec := syncertest.NewRecorder()
 	s, err := syncer.New(nil, []resources.Type{resources.Nodes}, rec, api.Option(), syncer.WithLogger(quiet()),
@@ -83,11 +80,8 @@ func ExampleRecorder() {
 	if err := rec.WaitForStatus(ctx, syncer.InSync); err != nil {
 		panic(err)
 	}
-	nodes.FailLists(nil)
-	recovered := func(r *syncertest.Recorder) bool {
-		calls := r.Calls()
-		return len(calls) > 0 && calls[len(calls)-1].Kind == syncertest.SyncRecovered
-	}
+	api.Allow(resources.Nodes)
+	recovered := func(r *syncertest.Recorder) bool { return r.Count(syncertest.SyncRecovered) == 1 }
 	if err := rec.WaitFor(ctx, recovered); err != nil {
 		panic(err)
 	}

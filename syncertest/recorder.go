@@ -136,6 +136,19 @@ func (r *Recorder) Calls() []Callback {
 	return slices.Clone(r.calls)
 }
 
+// Count returns how many calls of kind k the Recorder heard.
+func (r *Recorder) Count(k CallKind) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, c := range r.calls {
+		if c.Kind == k {
+			n++
+		}
+	}
+	return n
+}
+
 // Lines returns every call so far, in order, each as Callback.String renders it.
 func (r *Recorder) Lines() []string {
 	calls := r.Calls()

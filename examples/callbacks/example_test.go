@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"io"
 	"os"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kubesync/kubesync/resources"
@@ -42,11 +40,8 @@ func Example() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	api := syncertest.NewAPI(resources.Nodes)
-	nodes := api.Resource(resources.Nodes)
-	nodes.Set("node-a")
-	nodes.FailLists(func() error {
-		return apierrors.NewForbidden(resources.Nodes.GVR.GroupResource(), "", errors.New("RBAC: denied"))
-	})
+	api.Resource(resources.Nodes).Set("node-a")
+	api.Refuse(resources.Nodes, syncertest.Forbidden(resources.Nodes))
 
 	quiet := logrus.New()
 	quiet.SetOutput(io.Discard)
@@ -65,7 +60,7 @@ func Example() {
 		case <-ctx.Done():
 			panic(ctx.Err())
 		}
-		nodes.FailLists(nil)
+		api.Allow(resources.Nodes)
 	}
 	// Output:
 	// status: WaitForDatastore

@@ -3,7 +3,6 @@ package metrics_test
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,7 +13,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/sirupsen/logrus"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kubesync/kubesync/metrics"
 	"github.com/kubesync/kubesync/resources"
@@ -29,10 +27,7 @@ func Example() {
 	types := []resources.Type{resources.Nodes, resources.Services}
 	api := syncertest.NewAPI(types...) // against a cluster: a *rest.Config instead
 	api.Resource(resources.Nodes).Set("a", "b")
-	denied := apierrors.NewForbidden(resources.Services.GVR.GroupResource(), "", errors.New("RBAC: denied"))
-	refuse := func() error { return denied }
-	api.Resource(resources.Services).FailLists(refuse)
-	api.Resource(resources.Services).FailWatchCalls(refuse)
+	api.Refuse(resources.Services, syncertest.Forbidden(resources.Services))
 
 	// The program's own registry, never the global one.
 	reg := prometheus.NewRegistry()
