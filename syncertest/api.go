@@ -75,6 +75,12 @@ func (a *API) ListerWatcher(t resources.Type) (cache.ListerWatcherWithContext, e
 // Modified to open watches. The syncer sees a copy of obj with that revision. It
 // returns the revision, and panics if t was not given to NewAPI or obj has no
 // metadata.
+//
+// Like Resource, the API keeps no history: a change made while no watch of t is
+// open reaches the syncer at its next list only. A syncer that lists in pages
+// reports InSync before it opens its watches; wait for Resource(t).OpenWatches
+// before changing objects. With streaming lists (syncer.Auto, the default),
+// InSync comes from the open watch itself.
 func (a *API) Put(t resources.Type, obj runtime.Object) uint64 {
 	m, err := meta.Accessor(obj)
 	if err != nil {

@@ -42,6 +42,7 @@ var _ = Describe("API", func() {
 			Expect(rec.WaitForStatus(ctx, syncer.InSync)).To(Succeed())
 			Expect(rec.Keys()).To(Equal([]string{"Pod/ns/a", "Pod/ns/b", "Pod/ns/c"}))
 			Expect(nodeOf(rec, "ns", "b")).To(Equal("node-b"))
+			Eventually(api.Resource(resources.Pods).OpenWatches).Should(Equal(1), "changes reach open watches only")
 
 			rev := api.Put(resources.Pods, pod("ns", "b", "node-z"))
 			Eventually(func() string { return nodeOf(rec, "ns", "b") }).Should(Equal("node-z"))
