@@ -248,7 +248,7 @@ var _ = Describe("kubesync watch", func() {
 		Eventually(func() []string { return statusOf(r.records()) }).Should(ContainElement("InSync"))
 		two := 2
 		Expect(r.records()).To(ContainElement(output.Record{Status: "InSync", Types: 4, TypesInSync: &two,
-			Failing: map[string]int{"forbidden": 1, "not served": 1}}))
+			Failing: map[string]int{"forbidden": 1, "notServed": 1}}))
 	})
 
 	It("fails at once, naming the cause, when the apiserver's certificate is not trusted", func() {

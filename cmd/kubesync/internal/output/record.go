@@ -79,9 +79,21 @@ func StatusRecord(status syncer.SyncStatus, sum progress.Summary) Record {
 	r := Record{Status: status.String()}
 	if status == syncer.InSync && sum.Types > 0 {
 		inSync := sum.InSync
-		r.Types, r.TypesInSync, r.Failing = sum.Types, &inSync, sum.Failing
+		r.Types, r.TypesInSync = sum.Types, &inSync
+		for why, n := range sum.Failing {
+			if r.Failing == nil {
+				r.Failing = map[string]int{}
+			}
+			r.Failing[reasonOf[why]] += n
+		}
 	}
 	return r
+}
+
+// reasonOf maps the failures a progress.Tracker records, in words, to the
+// reasons of syncFailed records.
+var reasonOf = map[string]string{
+	"forbidden": "forbidden", "unauthorized": "unauthorized", "not served": "notServed", "failing": "other",
 }
 
 // SyncFailedRecord is the record of a type that cannot be synced.
