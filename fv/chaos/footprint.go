@@ -14,6 +14,7 @@ type Footprint struct {
 	HeapAlloc uint64
 }
 
+// String renders the footprint on one line, for the report.
 func (f Footprint) String() string {
 	return fmt.Sprintf("%d goroutines (syncer %d), heap %.2f MiB", f.Goroutines, f.Syncer, float64(f.HeapAlloc)/(1<<20))
 }

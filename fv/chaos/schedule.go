@@ -62,6 +62,7 @@ const (
 var kindNames = [numKinds]string{"cut", "refuse", "blackhole", "stall", "throttle", "expire", "compact",
 	"restart", "kill", "crd-flap", "revoke-list-watch", "revoke-watch", "slow-consumer", "relist"}
 
+// String is the kind's name in a schedule, e.g. "restart".
 func (k Kind) String() string {
 	if k < numKinds {
 		return kindNames[k]
@@ -104,6 +105,7 @@ type Step struct {
 	BytesPerSecond int
 }
 
+// String renders the step on one line: its time, kind and parameters.
 func (s Step) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "+%s %s", s.At.Round(time.Millisecond), s.Kind)

@@ -76,6 +76,7 @@ type ProcessError struct {
 	Output  string // the last lines of its output
 }
 
+// Error says which process ended, how, and its last output.
 func (e *ProcessError) Error() string {
 	msg := fmt.Sprintf("%s ended (%s)", e.Process, e.Exit)
 	if e.Output != "" {
