@@ -143,7 +143,7 @@ func (r *Report) Markdown() string {
 	p("| target | cold | warm | measured | result |\n|---|---:|---:|---:|---|\n")
 	for _, v := range r.Verdicts() {
 		t := v.Target
-		goal := fmt.Sprintf("%s ≤ %g", t.Name, t.Max)
+		goal := fmt.Sprintf("%s = %g", t.Name, t.Max)
 		if t.Ratio {
 			goal = fmt.Sprintf("%s ≤ %g× cold", t.Name, t.Max)
 		}
