@@ -48,7 +48,7 @@ type Options struct {
 // DefaultOptions is the full run of `make fleet`.
 func DefaultOptions() Options {
 	return Options{
-		Agents: 60, Wave: 6, Cluster: DefaultCluster(60), Workers: 16,
+		Agents: 100, Wave: 10, Cluster: DefaultCluster(100), Workers: 16,
 		WriteInterval: time.Second, Idle: 20 * time.Second,
 		Informers: true, APIServerRestart: true, CaughtUpTimeout: 10 * time.Minute,
 	}
