@@ -102,12 +102,13 @@ func (f *fleet) waitCaughtUp(ctx context.Context, idx []int, seq int64, timeout 
 		}
 		select {
 		case <-ctx.Done():
+			n := len(lag)
 			sort.Strings(lag)
-			if len(lag) > 5 {
-				lag = append(lag[:5], fmt.Sprintf("and %d more", len(lag)-5))
+			if n > 5 {
+				lag = append(lag[:5], fmt.Sprintf("and %d more", n-5))
 			}
-			return fmt.Errorf("%d of %d %s agents not caught up with write %d after %s: %s",
-				len(lag), len(idx), f.kind, seq, timeout, strings.Join(lag, "; "))
+			return fmt.Errorf("%d of %d %s agents not caught up with write %d (%w; bound %s): %s",
+				n, len(idx), f.kind, seq, ctx.Err(), timeout, strings.Join(lag, "; "))
 		case <-tick.C:
 		}
 	}
