@@ -5,13 +5,16 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/kubesync/kubesync/syncer"
 )
 
 // Report is what a chaos run found.
 type Report struct {
-	Seed     uint64
-	Duration time.Duration
-	Started  time.Time
+	Seed        uint64
+	Duration    time.Duration
+	InitialList syncer.InitialList
+	Started     time.Time
 	// Flavours holds the run with the watch cache off, then on.
 	Flavours []FlavourReport
 }
@@ -54,6 +57,9 @@ func (r *Report) Passed() bool {
 
 // Replay is the command that runs the same schedule again.
 func (r *Report) Replay() string {
+	if r.InitialList != syncer.Auto {
+		return fmt.Sprintf("go run ./fv/chaos/cmd/chaos -seed %d -duration %s -%s", r.Seed, r.Duration, r.InitialList)
+	}
 	return fmt.Sprintf("make chaos SEED=%d DURATION=%s", r.Seed, r.Duration)
 }
 
@@ -69,7 +75,8 @@ func verdict(ok bool) string {
 // failures.
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Seed %d, %s, %s: %s\n\n", r.Seed, r.Duration, r.Started.UTC().Format("2006-01-02 15:04 MST"), verdict(r.Passed()))
+	fmt.Fprintf(&b, "## Seed %d, %s, %s lists, %s: %s\n\n", r.Seed, r.Duration, r.InitialList,
+		r.Started.UTC().Format("2006-01-02 15:04 MST"), verdict(r.Passed()))
 	b.WriteString("| flavour | faults | writes (create/update/delete) | updates seen | LISTs / budget, all types | closest type | recovery | goroutines start → end | heap start → end | verdict |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, f := range r.Flavours {

@@ -36,6 +36,10 @@ type Config struct {
 	ProgressTimeout time.Duration
 	// QuietTimeout bounds the quiet phase's wait for recovery (default 3m).
 	QuietTimeout time.Duration
+	// InitialList is the syncer's list strategy (default Auto, which streams).
+	// With Paged, a watch follows each list, so an Expire fault makes the type
+	// relist again and again: the loop that the backoff must pace.
+	InitialList syncer.InitialList
 	// Log receives a line per fault and phase (default: discarded).
 	Log io.Writer
 }
@@ -76,7 +80,7 @@ const (
 // failures are in the report's verdict.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cfg.defaults()
-	r := &Report{Seed: cfg.Seed, Duration: cfg.Duration, Started: time.Now()}
+	r := &Report{Seed: cfg.Seed, Duration: cfg.Duration, InitialList: cfg.InitialList, Started: time.Now()}
 	for i, cache := range []bool{false, true} {
 		fr, err := runFlavour(ctx, cfg, cache, cfg.Seed+uint64(i), cfg.Duration/2)
 		if err != nil {
@@ -139,7 +143,7 @@ func runFlavour(ctx context.Context, cfg Config, watchCache bool, seed uint64, d
 	cons := &consumer{Mirror: consistency.NewMirror()}
 	logs := newLogCounter()
 	s, err := syncer.New(proxy.Config(), types, cons, syncer.WithLogger(logs.logger()), syncer.WithObserver(led),
-		syncer.WithWatchProgressTimeout(cfg.ProgressTimeout))
+		syncer.WithWatchProgressTimeout(cfg.ProgressTimeout), syncer.WithInitialList(cfg.InitialList))
 	if err != nil {
 		return nil, err
 	}

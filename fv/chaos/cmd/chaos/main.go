@@ -15,20 +15,26 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/kubesync/kubesync/fv/chaos"
+	"github.com/kubesync/kubesync/syncer"
 )
 
 func main() {
 	seed := flag.Uint64("seed", uint64(time.Now().UnixNano()%1_000_000), "seed of the fault schedule and the writes")
 	duration := flag.Duration("duration", 20*time.Minute, "time faults are injected, split between the two flavours")
 	appendTo := flag.String("append", "", "file to append the report to, e.g. CHAOS.md")
+	paged := flag.Bool("paged", false, "make the syncer list page by page instead of streaming (Auto)")
 	flag.Parse()
+	initialList := syncer.Auto
+	if *paged {
+		initialList = syncer.Paged
+	}
 	// envtest logs through controller-runtime's logger; the report says enough.
 	ctrllog.SetLogger(logr.Discard())
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	fmt.Fprintf(os.Stderr, "chaos: seed %d, %s of faults\n", *seed, *duration)
-	report, err := chaos.Run(ctx, chaos.Config{Seed: *seed, Duration: *duration, Log: os.Stderr})
+	report, err := chaos.Run(ctx, chaos.Config{Seed: *seed, Duration: *duration, InitialList: initialList, Log: os.Stderr})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "chaos: the run could not be made (seed %d): %v\n", *seed, err)
 		os.Exit(2)
