@@ -135,4 +135,34 @@ var _ = Describe("Broker", Ordered, func() {
 		}
 		Expect(broker.Subscribers()).To(BeZero())
 	})
+
+	It("gives a subscriber only its kinds, and drops one past its lag limit, which subscribes again from a fresh snapshot", func(ctx SpecContext) {
+		broker := snapshot.NewBroker()
+		log := logrus.New()
+		log.SetOutput(GinkgoWriter)
+		s, err := syncer.New(c.Config(), brokerTypes, broker, syncer.WithLogger(log))
+		Expect(err).NotTo(HaveOccurred())
+		s.Start(context.Background())
+		DeferCleanup(s.Stop)
+		Eventually(broker.Store().Synced()).Should(BeClosed())
+
+		cm := resources.ConfigMaps
+		configMaps := mirrorBatches(broker.SubscribeBatches(ctx, snapshot.WithKinds(cm.Kind)))
+		stuck := broker.SubscribeBatches(ctx, snapshot.WithLagLimit(20)) // nobody reads it
+		inSync(configMaps)
+
+		c.create(ctx, cm, "fanout", seq("lag", 30)...)
+		Eventually(stuck.Done()).Should(BeClosed())
+		Expect(stuck.Err()).To(MatchError(snapshot.ErrLagging))
+		Expect(stuck.Batches()).To(BeClosed())
+
+		again := mirrorBatches(broker.SubscribeBatches(ctx, snapshot.WithLagLimit(20)))
+		c.remove(ctx, cm, "fanout", seq("lag", 30)[:10]...)
+		inSync(again)
+		consistent(ctx, c.Config(), again, brokerTypes)
+		consistent(ctx, c.Config(), configMaps, []resources.Type{cm})
+		for _, t := range brokerTypes[1:] {
+			Expect(configMaps.Len(t.Kind)).To(BeZero(), t.Name)
+		}
+	})
 })
