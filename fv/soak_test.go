@@ -49,6 +49,7 @@ var _ = Describe("Leak soak", Label("soak"), Ordered, func() {
 		baseline   map[string]float64
 		duration   time.Duration
 		started    time.Time
+		ckptPath   string // KUBESYNC_SOAK_CHECKPOINT (soak_checkpoint_test.go)
 	)
 
 	// openWatches returns the apiserver's open watches per present type, less
@@ -92,7 +93,9 @@ var _ = Describe("Leak soak", Label("soak"), Ordered, func() {
 		started = time.Now()
 		// The CRD churns every few seconds: a watch that lives 2 s counts as healthy
 		// here, or the churned type's backoff would grow past the churn's waits.
-		s, m, obs = run(p.Config(), types, syncer.WithLogger(logs.logger()), syncer.WithMinWatchLife(2*time.Second))
+		ckptOpts, path := soakCheckpoint()
+		ckptPath = path
+		s, m, obs = run(p.Config(), types, append(ckptOpts, syncer.WithLogger(logs.logger()), syncer.WithMinWatchLife(2*time.Second))...)
 		inSync(m)
 		Expect(m.SyncFailures()).To(HaveKeyWithValue(missing.Name, Satisfy(apierrors.IsNotFound)))
 		consistent(ctx, c.Config(), m, types)
@@ -192,6 +195,7 @@ var _ = Describe("Leak soak", Label("soak"), Ordered, func() {
 		}
 
 		var first soakFigures
+		var firstFile int64
 		for mark := time.Minute; ; {
 			Expect(f.failed()).NotTo(HaveOccurred())
 			sampleWatches()
@@ -201,10 +205,11 @@ var _ = Describe("Leak soak", Label("soak"), Ordered, func() {
 				f.resume()
 				if mark == time.Minute {
 					first = fig
+					firstFile = fileSize(ckptPath)
 				}
 				// One short line a minute: the GinkgoWriter keeps them all in the heap.
-				soakPrintf("%s | faults %v | most open watches of a type: apiserver %g, proxy %g; overlaps %d in %d samples | syncer warnings %d",
-					fig, f.done(), apiMax.top(), proxyMax.top(), overlaps, samplesTaken, logs.warnings())
+				soakPrintf("%s | faults %v | most open watches of a type: apiserver %g, proxy %g; overlaps %d in %d samples | syncer warnings %d | checkpoint %d bytes",
+					fig, f.done(), apiMax.top(), proxyMax.top(), overlaps, samplesTaken, logs.warnings(), fileSize(ckptPath))
 				Expect(fig.census.syncer).To(Equal(syncerGoroutines), "the syncer's goroutines")
 				Expect(fig.census.streams).To(Equal(len(present)), "one stream watcher per present type")
 				mark += time.Minute
@@ -229,6 +234,8 @@ var _ = Describe("Leak soak", Label("soak"), Ordered, func() {
 			g.Expect(int64(end.heapAlloc)-int64(first.heapAlloc)).To(BeNumerically("<", 1<<20), "heap growth after GC")
 		}).WithTimeout(2 * time.Minute).WithPolling(5 * time.Second).Should(Succeed())
 		f.stop()
+		// The checkpoint's file reuses its pages: at most twice its size at minute 1.
+		Expect(fileSize(ckptPath)).To(BeNumerically("<=", 2*firstFile), "checkpoint file size")
 
 		// Every fault happened, many times over.
 		done := f.done()
@@ -250,11 +257,13 @@ var _ = Describe("Leak soak", Label("soak"), Ordered, func() {
 			"heap after GC: minute 1 alloc %s inuse %s, end alloc %s inuse %s (alloc growth %+.3f MiB)\n"+
 			"max open watches per type over %d samples: apiserver %s; proxy %s; transient overlaps %d\n"+
 			"faults done %v; %s requests %d (bound %d)\n"+
+			"checkpoint file: minute 1 %d bytes, end %d bytes\n"+
 			"syncer log: %s",
 			duration, first.census.total, first.census.syncer, first.census.h2conns, end.census.total, end.census.syncer, end.census.h2conns,
 			mib(first.heapAlloc), mib(first.heapInuse), mib(end.heapAlloc), mib(end.heapInuse),
 			float64(int64(end.heapAlloc)-int64(first.heapAlloc))/(1<<20),
-			samplesTaken, apiMax, proxyMax, overlaps, done, missing.Name, missingRequests, missingBound, logs.summary())
+			samplesTaken, apiMax, proxyMax, overlaps, done, missing.Name, missingRequests, missingBound,
+			firstFile, fileSize(ckptPath), logs.summary())
 		soakPrintf("summary:\n%s", summary)
 		AddReportEntry("soak summary", ReportEntryVisibilityAlways, summary)
 	})

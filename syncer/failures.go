@@ -52,6 +52,7 @@ func (s *Syncer) onExpired(ts *typeState, ev event, log logrus.FieldLogger) time
 func (s *Syncer) onMissing(ts *typeState, ev event, log logrus.FieldLogger) time.Duration {
 	s.syncFailed(ts, Missing, ev.err, log)
 	ts.pending = ListReappeared
+	s.noteCleared(ts)
 	ts.ledger.clear(func(keys []resources.Key, rev string) {
 		for _, k := range keys {
 			s.emit(ts, deletion(k, rev, ""))

@@ -42,10 +42,15 @@ func (s *Syncer) handle(ctx context.Context, ev event) {
 	case evWatchEnded:
 		ts.stop()
 		ts.lastRV = ev.rv
+		s.catchUpEnded(ts)
 		s.cfg.observer.WatchRestarted(ts.t.Name)
 		ts.start(ctx, s.events, ts.nextDelay(ev.healthy))
 	case evError:
 		s.fail(ctx, ts, ev)
+	case evFenced:
+		s.fenced(ts, ev.rv)
+	case evFenceFailed:
+		s.fenceFailed(ctx, ts, ev)
 	}
 	s.observe(ts)
 }
@@ -69,6 +74,7 @@ func (s *Syncer) observe(ts *typeState) {
 func (s *Syncer) progress(ts *typeState, rv string) {
 	ts.lastRV = rv
 	ts.errCount = 0
+	s.noteRevision(ts, rv)
 	s.cfg.observer.EventReceived(ts.t.Name)
 }
 
@@ -113,12 +119,14 @@ func (s *Syncer) apply(ts *typeState, o object) {
 		}
 	}
 	ts.ledger.put(o.id, o.rev, newKeys, ts.epoch)
+	s.noteObject(ts, o)
 	s.emit(ts, ups...)
 }
 
 // remove records a deleted object; an unknown one reports nothing.
 func (s *Syncer) remove(ts *typeState, o object) {
 	keys, _ := ts.ledger.remove(o.id)
+	s.noteDeleted(ts, o.id)
 	ups := make([]Update, 0, len(keys))
 	for _, k := range keys {
 		ups = append(ups, deletion(k, o.rev, o.uid))
@@ -138,13 +146,16 @@ func (s *Syncer) finishList(ts *typeState, rv string) {
 	s.flushHeld(ts)
 	ts.phase, ts.pending, ts.listed = watching, NoList, true
 	ts.lastRV, ts.streamEnds, ts.errCount = rv, 0, 0
+	s.noteRevision(ts, rv)
+	s.caughtUp(ts)
 	s.recovered(ts)
 	ts.log.WithFields(logrus.Fields{"rv": rv, "objects": ts.ledger.len()}).Info("Type in sync")
 }
 
 // sweep reports Deleted for every object not marked with epoch.
 func (s *Syncer) sweep(ts *typeState, epoch uint32) {
-	ts.ledger.sweep(epoch, func(_ string, keys []resources.Key, rev string) {
+	ts.ledger.sweep(epoch, func(id string, keys []resources.Key, rev string) {
+		s.noteDeleted(ts, id)
 		for _, k := range keys {
 			s.emit(ts, deletion(k, rev, ""))
 		}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
+	"github.com/kubesync/kubesync/checkpoint"
 	"github.com/kubesync/kubesync/resources"
 )
 
@@ -59,6 +60,8 @@ type config struct {
 	listerWatcher        func(resources.Type) (cache.ListerWatcherWithContext, error)
 	observer             Observer
 	clock                clock.WithDelayedExecution
+	checkpointPath       string // WithCheckpoint (checkpoint.go)
+	checkpointOpts       []checkpoint.Option
 }
 
 func defaults() config {

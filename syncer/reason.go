@@ -21,6 +21,9 @@ const (
 	ListForced
 	// ListRetry: the previous list failed.
 	ListRetry
+	// ListNotCaughtUp: a type resumed from a checkpoint could not tell that its
+	// watch had caught up (no bookmark came).
+	ListNotCaughtUp
 )
 
 // String returns the reason's name, e.g. "expired".
@@ -40,6 +43,8 @@ func (r ListReason) String() string {
 		return "forced"
 	case ListRetry:
 		return "retry"
+	case ListNotCaughtUp:
+		return "catchup"
 	}
 	return "ListReason(" + strconv.Itoa(int(r)) + ")"
 }

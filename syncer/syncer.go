@@ -42,6 +42,9 @@ type Syncer struct {
 	status   SyncStatus
 	reported bool
 	inSync   bool // InSync was reported: a later relist of one type does not undo it
+
+	ckpt   *checkpointState // WithCheckpoint (checkpoint.go); nil without
+	ckptWG sync.WaitGroup
 }
 
 type relistRequest struct {
@@ -84,6 +87,10 @@ func New(restCfg *rest.Config, types []resources.Type, cb Callbacks, opts ...Opt
 		events:     make(chan event),
 		relists:    make(chan relistRequest),
 		deliveries: make(chan delivery),
+	}
+	var err error
+	if s.ckpt, err = checkpointFor(&cfg, restCfg); err != nil {
+		return nil, err
 	}
 	for i, t := range types {
 		if err := t.Validate(); err != nil {
@@ -209,6 +216,8 @@ func (s *Syncer) Relist(ctx context.Context, typeName string) error {
 // run is the loop: it owns every typeState and the delivery queue.
 func (s *Syncer) run(ctx context.Context) {
 	defer close(s.deliveries)
+	defer s.closeCheckpoint()
+	s.resume(ctx)
 	for _, ts := range s.types {
 		ts.start(ctx, s.events, 0)
 	}

@@ -68,6 +68,11 @@ type typeState struct {
 	observedObjects int
 	observedStatus  SyncStatus
 
+	// resumed: the type resumed from the checkpoint and has not caught up with
+	// fenceRV, the server's revision at start, yet (checkpoint.go).
+	resumed bool
+	fenceRV string
+
 	gen    uint64
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -106,6 +111,7 @@ func (ts *typeState) start(ctx context.Context, events chan<- event, delay time.
 		events: events,
 	}
 	p := plan{list: ts.pending != NoList, rv: ts.lastRV, delay: delay, strategy: ts.strategy}
+	ts.planResume(&p, w)
 	if p.list {
 		if ts.retrying {
 			p.watchDelay = ts.backoff.Step()
@@ -146,6 +152,9 @@ func (ts *typeState) nextDelay(healthy bool) time.Duration {
 
 // status is the type's own status: a refused or missing type counts as synced.
 func (ts *typeState) status() SyncStatus {
+	if ts.catchingUp() {
+		return ResyncInProgress
+	}
 	switch ts.phase {
 	case waiting:
 		return WaitForDatastore

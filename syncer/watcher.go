@@ -30,6 +30,8 @@ const (
 	evBookmark                     // the watch reached rv
 	evWatchEnded                   // the watch ended cleanly at rv
 	evError                        // the watcher stopped with err; the loop decides what next
+	evFenced                       // the server's current revision, for a resumed type
+	evFenceFailed                  // the server's revision could not be read
 )
 
 // object is one converted API object, or the identity of a deleted one.
@@ -38,6 +40,8 @@ type object struct {
 	rev string
 	uid types.UID
 	kvs []resources.KVPair
+	// src is the object converted, for the checkpoint.
+	src runtime.Object
 	// raw and err are set when conversion failed.
 	raw runtime.Object
 	err error
@@ -61,6 +65,7 @@ type plan struct {
 	delay      time.Duration // wait before the first request
 	watchDelay time.Duration // wait between a paged list and its watch
 	strategy   InitialList   // WatchList or Paged
+	fence      bool          // take the server's revision before the watch (checkpoint_fence.go)
 }
 
 // watcher does all blocking I/O of one type for one generation: a list (or a
@@ -73,6 +78,8 @@ type watcher struct {
 	lw     cache.ListerWatcherWithContext
 	cfg    *config
 	events chan<- event
+	// catchUp: a resumed type's watch, short so that a bookmark comes soon.
+	catchUp bool
 }
 
 func (w *watcher) run(ctx context.Context, p plan) {
@@ -81,6 +88,10 @@ func (w *watcher) run(ctx context.Context, p plan) {
 	}
 	if p.list && p.strategy == WatchList {
 		w.streamThenWatch(ctx)
+		return
+	}
+	if p.fence {
+		w.fenceThenWatch(ctx, p.rv)
 		return
 	}
 	rv := p.rv
@@ -194,6 +205,9 @@ func (w *watcher) watch(ctx context.Context, rv string) {
 // fleet of watchers does not reconnect at one instant.
 func (w *watcher) session(ctx context.Context, opts metav1.ListOptions, rv string, initial bool) {
 	opts.TimeoutSeconds = ptr.To(int64(w.cfg.watchTimeout.Seconds() * (1 + rand.Float64())))
+	if w.catchUp {
+		opts.TimeoutSeconds = ptr.To(int64(catchUpWatchTimeout))
+	}
 	timeout := w.cfg.progressTimeout
 	if initial {
 		timeout = w.cfg.initialEventsTimeout
@@ -258,7 +272,7 @@ func (w *watcher) convert(obj runtime.Object) object {
 			kvs[i].UID = o.uid
 		}
 	}
-	o.kvs = kvs
+	o.kvs, o.src = kvs, obj
 	return o
 }
 

@@ -72,6 +72,7 @@ func runWatch(ctx context.Context, e *env, p watchPlan) error {
 
 	tracker := progress.NewTracker(p.set.TypeNames()...)
 	opts = append(opts, syncer.WithObserver(tracker))
+	opts = append(opts, p.state.options(p.set.Name)...)
 	out := output.Guard(e.Out)
 	var dest io.Writer = out
 	if stdoutLive, _ := e.terminal(e.Out); stdoutLive {

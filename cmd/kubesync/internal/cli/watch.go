@@ -25,6 +25,7 @@ type watchFlags struct {
 	local          bool
 	demoChanges    float64
 	logLevel       string
+	state          stateFlags // --state-dir (state.go)
 }
 
 // watchPlan is a validated watch: what to watch and how to print it.
@@ -86,6 +87,7 @@ the path of an admin kubeconfig for them, and stops them when it ends;
 	fs.Float64Var(&f.demoChanges, "demo-changes", 0,
 		"with --local, create, update and delete sample objects at this rate per second (0: none)")
 	fs.StringVar(&f.logLevel, "log-level", "error", "syncer log level on stderr: "+strings.Join(logLevelNames, ", "))
+	f.state.register(fs)
 	return cmd
 }
 

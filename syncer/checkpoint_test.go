@@ -1,0 +1,149 @@
+package syncer_test
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubesync/kubesync/checkpoint"
+	"github.com/kubesync/kubesync/resources"
+	"github.com/kubesync/kubesync/syncer"
+	"github.com/kubesync/kubesync/syncertest"
+)
+
+// waitLong waits a little longer than the suite's default: each spec runs two
+// syncers and a bbolt file, on a machine that may be busy.
+func waitLong(fn func() syncer.SyncStatus, want syncer.SyncStatus) {
+	GinkgoHelper()
+	Eventually(fn, "5s").Should(Equal(want))
+}
+
+var _ = Describe("Checkpoint", func() {
+	var path string
+	BeforeEach(func() { path = filepath.Join(GinkgoT().TempDir(), "state", "agent.checkpoint") })
+
+	// synced runs a first syncer over a and b to InSync, stops it, and returns the
+	// fake API to run the next one against.
+	synced := func() *env {
+		e := newEnv([]string{"a", "b"}, syncer.WithCheckpoint(path, checkpoint.WithInterval(time.Millisecond)))
+		e.api["a"].Set("a1", "a2", "a3")
+		e.api["b"].Set("b1")
+		e.start()
+		waitLong(e.rec.last, syncer.InSync)
+		e.shutdown()
+		return e
+	}
+	// again builds a second syncer over the same fake API and checkpoint.
+	again := func(first *env) *env {
+		e := &env{types: first.types, api: first.api, rec: newRecorder()}
+		return e.with(syncer.WithCheckpoint(path, checkpoint.WithInterval(time.Millisecond)))
+	}
+	bookmark := func(e *env, n string, rev uint64) {
+		e.api[n].SendRaw(watch.Event{Type: watch.Bookmark, Object: &metav1.PartialObjectMetadata{
+			ObjectMeta: metav1.ObjectMeta{ResourceVersion: itoa(rev)}}})
+	}
+
+	It("hands over the persisted snapshot, then watches each type from its persisted revision", func() {
+		first := synced()
+		calls := map[string][3]int{"a": first.counts("a"), "b": first.counts("b")}
+		e := again(first)
+		e.start()
+		defer e.shutdown()
+		Eventually(e.rec.updates).Should(ConsistOf("New A/a1", "New A/a2", "New A/a3", "New B/b1"))
+		waitLong(e.rec.last, syncer.InSync) // nothing changed since: the server's revision is the persisted one
+		Expect(e.rec.statuses()).To(Equal([]syncer.SyncStatus{syncer.ResyncInProgress, syncer.InSync}))
+		e.waitWatching("a")
+		e.api["a"].Put("a4")
+		Eventually(e.rec.updates).Should(ContainElement("New A/a4"))
+		for _, n := range []string{"a", "b"} {
+			Expect(e.counts(n)[0]).To(Equal(calls[n][0]), "%s did not list", n)
+			Expect(e.api[n].Calls()).To(ContainElement(HaveField("ResourceVersion", Not(BeEmpty()))), "%s watched from its revision", n)
+		}
+	})
+
+	It("is in sync once its watch reaches the server's revision at start", func() {
+		first := synced()
+		rev := first.api["a"].Put("a4") // while down; the fake does not replay it
+		e := again(first)
+		e.start()
+		defer e.shutdown()
+		e.waitWatching("a")
+		Consistently(e.rec.statuses, "200ms").Should(Equal([]syncer.SyncStatus{syncer.ResyncInProgress}),
+			"b caught up, a has not")
+		bookmark(e, "a", rev-1)
+		Consistently(e.rec.last, "100ms").Should(Equal(syncer.ResyncInProgress), "a bookmark short of it")
+		e.api["a"].Resend("a4", watch.Added) // the event a watch from the old revision replays
+		waitLong(e.rec.last, syncer.InSync)
+		Expect(e.rec.updates()).To(ContainElement("New A/a4"))
+		Expect(e.counts("a")[0]).To(Equal(first.counts("a")[0]), "no list")
+	})
+
+	It("relists a type whose revision expired, and reports only the difference, in one batch", func() {
+		first := synced()
+		first.api["a"].Set("a1", "a3", "a5") // a2 deleted, a5 added while down
+		first.api["a"].FailWatchCalls(func() error { return apierrors.NewResourceExpired("too old") })
+		lists := first.counts("a")[0]
+		e := again(first)
+		e.start()
+		defer e.shutdown()
+		Eventually(func() int { return e.counts("a")[0] }).Should(BeNumerically(">", lists), "a relisted")
+		first.api["a"].FailWatchCalls(nil)
+		waitLong(e.rec.last, syncer.InSync)
+		Expect(e.rec.updates()).To(ConsistOf("New A/a1", "New A/a2", "New A/a3", "New B/b1", "Deleted A/a2", "New A/a5"))
+		Expect(e.rec.batches()).To(ContainElement(ConsistOf(
+			HaveField("Key.Name", "a2"), HaveField("Key.Name", "a5"))), "the difference, in one batch")
+	})
+
+	It("stays ResyncInProgress while the apiserver cannot be reached, with the snapshot delivered", func() {
+		first := synced()
+		down := func() error { return apierrors.NewServiceUnavailable("down") }
+		for _, n := range []string{"a", "b"} {
+			first.api[n].FailWatchCalls(down)
+			first.api[n].FailLists(down)
+		}
+		e := again(first)
+		e.start()
+		defer e.shutdown()
+		Eventually(e.rec.updates).Should(HaveLen(4))
+		Consistently(e.rec.statuses, "500ms").Should(Equal([]syncer.SyncStatus{syncer.ResyncInProgress}))
+		for _, n := range []string{"a", "b"} {
+			first.api[n].FailWatchCalls(nil)
+			first.api[n].FailLists(nil)
+		}
+		waitLong(e.rec.last, syncer.InSync)
+		Expect(e.counts("a")[0]).To(Equal(first.counts("a")[0]), "no list: a down apiserver is no reason to relist")
+	})
+
+	It("lists a resumed type whose watch ends without a bookmark at or past the server's revision", func() {
+		first := synced()
+		first.api["a"].Put("a4")
+		e := again(first)
+		e.start()
+		defer e.shutdown()
+		e.waitWatching("a")
+		lists := e.counts("a")[0]
+		e.api["a"].EndWatches()
+		waitLong(e.rec.last, syncer.InSync)
+		Expect(e.counts("a")[0]).To(BeNumerically(">", lists), "a listed")
+		Expect(e.rec.updates()).To(ConsistOf("New A/a1", "New A/a2", "New A/a3", "New B/b1", "New A/a4"))
+	})
+
+	It("refuses a checkpoint path that others could redirect", func() {
+		link := filepath.Join(GinkgoT().TempDir(), "link")
+		Expect(os.Symlink(path, link)).To(Succeed())
+		lw := func(t resources.Type) (cache.ListerWatcherWithContext, error) {
+			return syncertest.New(t.GVR.GroupResource()), nil
+		}
+		_, err := syncer.New(nil, []resources.Type{fakeType("a")}, newRecorder(),
+			syncer.WithCheckpoint(link), syncer.WithListerWatcher(lw))
+		Expect(err).To(MatchError(checkpoint.ErrRefused))
+		Expect(err.Error()).To(ContainSubstring("symlink"))
+	})
+})
