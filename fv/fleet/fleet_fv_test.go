@@ -80,7 +80,7 @@ var _ = Describe("a small fleet", Ordered, func() {
 		// watch has caught up (a LIST or a stream, by the syncer's choice): never
 		// more, which a relist would be. The "no LIST" is FLEET.md's
 		// target, judged there at scale.
-		Expect(warm.AgentLists+warm.AgentWatchLists).To(BeNumerically("<=", agents*types()))
+		Expect(warm.AgentLists + warm.AgentWatchLists).To(BeNumerically("<=", agents*types()))
 		Expect(warm.AgentWatches).To(BeNumerically(">=", agents*types()))
 		// Bytes are compared at scale, in FLEET.md: at 200 objects a warm
 		// restart's fixed cost (its revision reads, and the writes it watches
