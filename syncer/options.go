@@ -75,7 +75,7 @@ func defaults() config {
 		errorsToResync:       5,
 		minWatchLife:         30 * time.Second,
 		progressTimeout:      DefaultWatchProgressTimeout,
-		initialEventsTimeout: 10 * time.Second,
+		initialEventsTimeout: 30 * time.Second,
 		watchTimeout:         5 * time.Minute,
 		observer:             NopObserver{},
 		clock:                clock.RealClock{},
@@ -169,7 +169,8 @@ func WithWatchProgressTimeout(d time.Duration) Option {
 }
 
 // WithInitialEventsTimeout sets how long a streaming list (WatchList) may go
-// without an event before its initial-events-end bookmark (default 10s). Past it,
+// without an event before its initial-events-end bookmark (default 30s: with 60
+// agents starting at once on a loaded apiserver, streams paused for over 10s). Past it,
 // Auto falls back to paged lists for the type; WatchList retries.
 func WithInitialEventsTimeout(d time.Duration) Option {
 	return func(c *config) { c.initialEventsTimeout = d }
