@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -28,12 +29,36 @@ func builtin[L runtime.Object](gvr schema.GroupVersionResource, kind string, nam
 	t := Custom(gvr, kind, namespaced)
 	t.listWatchFor = func(c Clients, namespace string) cache.ListerWatcherWithContext {
 		tc := client(c.Typed, namespace)
-		return &cache.ListWatch{
-			ListWithContextFunc:  func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return tc.List(ctx, o) },
-			WatchFuncWithContext: tc.Watch,
+		return &RawListerWatcher{
+			ListerWatcherWithContext: &cache.ListWatch{
+				ListWithContextFunc:  func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return tc.List(ctx, o) },
+				WatchFuncWithContext: tc.Watch,
+			},
+			rc:        groupREST(c.Typed, gvr.GroupVersion()),
+			gvk:       gvr.GroupVersion().WithKind(kind),
+			resource:  gvr.Resource,
+			namespace: namespace,
 		}
 	}
 	return t
+}
+
+// groupREST returns the REST client of a built-in group version, or nil.
+func groupREST(cs kubernetes.Interface, gv schema.GroupVersion) rest.Interface {
+	if cs == nil {
+		return nil
+	}
+	switch gv {
+	case corev1.SchemeGroupVersion:
+		return restClientOf(cs.CoreV1().RESTClient())
+	case discoveryv1.SchemeGroupVersion:
+		return restClientOf(cs.DiscoveryV1().RESTClient())
+	case networkingv1.SchemeGroupVersion:
+		return restClientOf(cs.NetworkingV1().RESTClient())
+	case rbacv1.SchemeGroupVersion:
+		return restClientOf(cs.RbacV1().RESTClient())
+	}
+	return nil
 }
 
 // The built-in types.

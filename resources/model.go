@@ -26,7 +26,8 @@ func (k Key) String() string {
 // KVPair is one converted value and the revision of the object it came from.
 type KVPair struct {
 	Key Key
-	// Value is what the Type's Convert produced; nil for a deletion.
+	// Value is what the Type's Convert produced; nil for a deletion and for a
+	// KeysOnly type.
 	Value any
 	// Revision is the resourceVersion of the source object. It is opaque: kubesync
 	// only ever compares revisions for equality.

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -44,6 +45,11 @@ type Type struct {
 	FieldSelector string
 	// PageSize overrides the syncer's page size for paged lists of this type.
 	PageSize int64
+	// KeysOnly reports each object's key, revision and UID with a nil Value, for a
+	// consumer that needs to know what exists but not what it holds. On the raw
+	// path of a built-in type no object body is ever decoded. It excludes a custom
+	// conversion.
+	KeysOnly bool
 
 	convert      ConvertFunc
 	listWatchFor func(c Clients, namespace string) cache.ListerWatcherWithContext
@@ -62,6 +68,9 @@ func Custom(gvr schema.GroupVersionResource, kind string, namespaced bool) Type 
 
 // WithConvert returns a copy of t that converts objects with fn.
 func (t Type) WithConvert(fn ConvertFunc) Type { t.convert = fn; return t }
+
+// WithKeysOnly returns a copy of t whose values are keys only (see Type.KeysOnly).
+func (t Type) WithKeysOnly() Type { t.KeysOnly = true; return t }
 
 // WithSelectors returns a copy of t whose lists and watches carry these selectors.
 func (t Type) WithSelectors(label, field string) Type {
@@ -84,6 +93,8 @@ func (t Type) Validate() error {
 		return fmt.Errorf("resource type %q has an incomplete GroupVersionResource %v", t.Name, t.GVR)
 	case t.Namespace != "" && !t.Namespaced:
 		return fmt.Errorf("resource type %q is cluster-scoped but restricted to namespace %q", t.Name, t.Namespace)
+	case t.KeysOnly && t.convert != nil:
+		return fmt.Errorf("resource type %q is keys-only and has a conversion: choose one", t.Name)
 	}
 	return nil
 }
@@ -111,8 +122,19 @@ func (t Type) KeyFor(namespace, name string) Key {
 	return Key{Kind: t.Kind, Namespace: namespace, Name: name}
 }
 
+// KeyPair is the KVPair of a KeysOnly type for an object: its key, revision and
+// UID, and no value.
+func (t Type) KeyPair(namespace, name, revision string, uid types.UID) KVPair {
+	return KVPair{Key: t.KeyFor(namespace, name), Revision: revision, UID: uid}
+}
+
+// HasDefaultConvert reports whether t converts with the default conversion (or
+// keys only), which needs nothing of an object but its metadata to decide its key.
+func (t Type) HasDefaultConvert() bool { return t.convert == nil }
+
 // Convert turns obj into KVPairs with the type's conversion, or by default into a
-// single KVPair that holds obj itself with its managed fields stripped.
+// single KVPair that holds obj itself with its managed fields stripped. A KeysOnly
+// type's single KVPair has no value.
 func (t Type) Convert(obj runtime.Object) ([]KVPair, error) {
 	if t.convert != nil {
 		return t.convert(obj)
@@ -120,6 +142,9 @@ func (t Type) Convert(obj runtime.Object) ([]KVPair, error) {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return nil, fmt.Errorf("%s: object %T has no metadata: %w", t.Name, obj, err)
+	}
+	if t.KeysOnly {
+		return []KVPair{t.KeyPair(m.GetNamespace(), m.GetName(), m.GetResourceVersion(), m.GetUID())}, nil
 	}
 	m.SetManagedFields(nil)
 	return []KVPair{{

@@ -94,12 +94,12 @@ func (s *Syncer) emit(ts *typeState, ups ...Update) {
 // a changed one reports Updated for keys the object had, New for keys it did not,
 // and Deleted for keys its conversion no longer produces.
 func (s *Syncer) apply(ts *typeState, o object) {
-	if o.err != nil {
-		s.parseFailed(ts, o)
-		ts.ledger.mark(o.id, ts.epoch) // keep the last value that converted
+	if o.err == nil && ts.ledger.seen(o.id, o.rev, ts.epoch) {
 		return
 	}
-	if ts.ledger.seen(o.id, o.rev, ts.epoch) {
+	if o = o.decoded(); o.err != nil {
+		s.parseFailed(ts, o)
+		ts.ledger.mark(o.id, ts.epoch) // keep the last value that converted
 		return
 	}
 	oldKeys := ts.ledger.keys(o.id)

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/kubesync/kubesync/resources"
 )
@@ -17,6 +18,10 @@ import (
 // derived from the object's identity in the common case where conversion yields
 // exactly the type's own key.
 type ledger struct {
+	// mu guards the maps against the one reader outside the loop: a watcher that
+	// asks known before it decodes. The loop is the only writer, so it reads
+	// without the lock and takes it only to write.
+	mu      sync.RWMutex
 	t       resources.Type
 	entries map[string]entry
 	// What does not fit an entry, both rare: revisions that are not small integers,
@@ -67,8 +72,20 @@ func (l *ledger) seen(id, rev string, epoch uint32) bool {
 	if !ok || !l.sameRev(id, e, rev) {
 		return false
 	}
+	l.mu.Lock()
 	l.entries[id] = e.withMark(epoch)
+	l.mu.Unlock()
 	return true
+}
+
+// known reports whether the ledger holds id at rev. A watcher asks it, outside the
+// loop, to skip decoding an object whose revision is unchanged; the loop's seen
+// decides again, so a stale answer costs a late decode, never a lost change.
+func (l *ledger) known(id, rev string) bool {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	e, ok := l.entries[id]
+	return ok && l.sameRev(id, e, rev)
 }
 
 func (l *ledger) sameRev(id string, e entry, rev string) bool {
@@ -113,12 +130,16 @@ func (l *ledger) keysOf(id string, e entry) []resources.Key {
 // mark records that id was seen in the list or watch of the given epoch.
 func (l *ledger) mark(id string, epoch uint32) {
 	if e, ok := l.entries[id]; ok {
+		l.mu.Lock()
 		l.entries[id] = e.withMark(epoch)
+		l.mu.Unlock()
 	}
 }
 
 // put records id at rev with the keys its conversion produced, seen at epoch.
 func (l *ledger) put(id, rev string, keys []resources.Key, epoch uint32) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	e := entry(0).withMark(epoch)
 	if n, err := strconv.ParseUint(rev, 10, 64); err == nil && n <= revMask && strconv.FormatUint(n, 10) == rev {
 		e |= entry(n)
@@ -147,6 +168,8 @@ func (l *ledger) remove(id string) ([]resources.Key, string) {
 		return nil, ""
 	}
 	keys, rev := l.keysOf(id, e), l.revOf(id, e)
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	delete(l.entries, id)
 	delete(l.oddRevs, id)
 	delete(l.oddKeys, id)
@@ -158,6 +181,8 @@ func (l *ledger) remove(id string) ([]resources.Key, string) {
 func (l *ledger) nextEpoch(epoch uint32) uint32 {
 	next := (epoch + 1) & markMask
 	if next == 0 {
+		l.mu.Lock()
+		defer l.mu.Unlock()
 		for id, e := range l.entries {
 			l.entries[id] = e.withMark(0)
 		}

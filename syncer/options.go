@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -62,6 +63,8 @@ type config struct {
 	clock                clock.WithDelayedExecution
 	checkpointPath       string // WithCheckpoint (checkpoint.go)
 	checkpointOpts       []checkpoint.Option
+	// decodes counts the objects decoded in full, shared by every watcher.
+	decodes *atomic.Int64
 }
 
 func defaults() config {
@@ -79,6 +82,7 @@ func defaults() config {
 		watchTimeout:         5 * time.Minute,
 		observer:             NopObserver{},
 		clock:                clock.RealClock{},
+		decodes:              new(atomic.Int64),
 	}
 }
 

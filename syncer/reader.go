@@ -2,11 +2,13 @@ package syncer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
@@ -53,19 +55,25 @@ func (r *reader) handle(ctx context.Context, e watch.Event) error {
 	w := r.w
 	switch e.Type {
 	case watch.Error:
+		if ro, ok := e.Object.(*rawObject); ok { // the raw stream could not be read
+			if rs := w.raw(); rs != nil && errors.Is(ro.err, errRawSurprise) {
+				w.disableRaw(rs, ro.err)
+			}
+			return ro.err
+		}
 		err := apierrors.FromObject(e.Object)
 		if r.initial && r.rv == "" {
 			err = refusedStream(err)
 		}
 		return err
 	case watch.Bookmark:
-		m, err := meta.Accessor(e.Object)
+		rv, end, err := bookmark(e.Object)
 		if err != nil {
-			return fmt.Errorf("%s: bookmark %T: %w", w.t.Name, e.Object, err)
+			return fmt.Errorf("%s: %w", w.t.Name, err)
 		}
-		r.rv = m.GetResourceVersion()
+		r.rv = rv
 		kind := evBookmark
-		if r.initial && m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true" {
+		if r.initial && end {
 			kind, r.initial = evInitDone, false
 			r.g.timeout = w.cfg.progressTimeout
 		}
@@ -73,6 +81,9 @@ func (r *reader) handle(ctx context.Context, e watch.Event) error {
 	case watch.Added, watch.Modified, watch.Deleted:
 		var o object
 		kind := evApply
+		if _, raw := e.Object.(*rawObject); !raw {
+			w.cfg.decodes.Add(1) // the client decoded it
+		}
 		switch {
 		case e.Type == watch.Deleted:
 			o, kind = w.identify(e.Object), evDelete
@@ -87,6 +98,19 @@ func (r *reader) handle(ctx context.Context, e watch.Event) error {
 		return r.send(ctx, event{kind: kind, objs: []object{o}, rv: r.rv})
 	}
 	return nil
+}
+
+// bookmark reads a bookmark's revision and whether it ends a streamed list. A raw
+// bookmark is never decoded: its metadata says both.
+func bookmark(obj runtime.Object) (rv string, initialEventsEnd bool, err error) {
+	if ro, ok := obj.(*rawObject); ok {
+		return ro.meta.ResourceVersion, ro.meta.InitialEventsEnd, nil
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return "", false, fmt.Errorf("bookmark %T: %w", obj, err)
+	}
+	return m.GetResourceVersion(), m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true", nil
 }
 
 func (r *reader) send(ctx context.Context, ev event) error {

@@ -109,6 +109,7 @@ func (ts *typeState) start(ctx context.Context, events chan<- event, delay time.
 		lw:     ts.lw,
 		cfg:    ts.cfg,
 		events: events,
+		ledger: ts.ledger,
 	}
 	p := plan{list: ts.pending != NoList, rv: ts.lastRV, delay: delay, strategy: ts.strategy}
 	ts.planResume(&p, w)

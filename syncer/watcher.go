@@ -2,6 +2,7 @@ package syncer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubesync/kubesync/internal/rawmeta"
 	"github.com/kubesync/kubesync/resources"
 )
 
@@ -45,6 +47,9 @@ type object struct {
 	// raw and err are set when conversion failed.
 	raw runtime.Object
 	err error
+	// decode, when set, decodes and converts an object that the watcher left
+	// undecoded because the ledger held its revision; kvs is then empty.
+	decode func() object
 }
 
 type event struct {
@@ -80,6 +85,8 @@ type watcher struct {
 	events chan<- event
 	// catchUp: a resumed type's watch, short so that a bookmark comes soon.
 	catchUp bool
+	// ledger is the type's, read (known) to skip decoding unchanged objects.
+	ledger *ledger
 }
 
 func (w *watcher) run(ctx context.Context, p plan) {
@@ -141,22 +148,9 @@ func (w *watcher) pagedList(ctx context.Context) (string, error) {
 		opts.Limit = w.t.PageSize
 	}
 	for first := true; ; first = false {
-		list, err := w.listPage(ctx, opts)
+		objs, lm, err := w.page(ctx, opts)
 		if err != nil {
 			return "", err
-		}
-		lm, err := meta.ListAccessor(list)
-		if err != nil {
-			return "", fmt.Errorf("%s: list response %T: %w", w.t.Name, list, err)
-		}
-		// Items are copied out one by one so that a kept value does not pin its page.
-		items, err := meta.ExtractListWithAlloc(list)
-		if err != nil {
-			return "", fmt.Errorf("%s: list response %T: %w", w.t.Name, list, err)
-		}
-		objs := make([]object, len(items))
-		for i, item := range items {
-			objs[i] = w.convert(item)
 		}
 		if first && !w.send(ctx, event{kind: evInitStart}) {
 			return "", ctx.Err()
@@ -164,22 +158,59 @@ func (w *watcher) pagedList(ctx context.Context) (string, error) {
 		if !w.send(ctx, event{kind: evInitApply, objs: objs}) {
 			return "", ctx.Err()
 		}
-		if lm.GetContinue() == "" {
-			rv := lm.GetResourceVersion()
+		if lm.Continue == "" {
+			rv := lm.ResourceVersion
 			if !w.send(ctx, event{kind: evInitDone, rv: rv}) {
 				return "", ctx.Err()
 			}
 			return rv, nil
 		}
-		opts.Continue = lm.GetContinue()
+		opts.Continue = lm.Continue
 	}
 }
 
+// page reads one list page and converts its objects: raw (metadata first) when
+// the type has a raw source, else through the typed or dynamic client. A raw
+// page that surprises is read again through the typed client.
+func (w *watcher) page(ctx context.Context, opts metav1.ListOptions) ([]object, rawmeta.ListMeta, error) {
+	if rs := w.raw(); rs != nil {
+		objs, lm, err := w.rawPage(ctx, rs, opts)
+		if !errors.Is(err, errRawSurprise) && !refusedRaw(err) {
+			return objs, lm, err
+		}
+		w.disableRaw(rs, err)
+	}
+	return w.typedPage(ctx, opts)
+}
+
+// listPage reads one page through the typed or dynamic client.
 func (w *watcher) listPage(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	g := w.guard(ctx, w.cfg.progressTimeout)
 	defer g.stop()
 	list, err := w.lw.ListWithContext(g.ctx, opts)
 	return list, g.explain(err)
+}
+
+func (w *watcher) typedPage(ctx context.Context, opts metav1.ListOptions) ([]object, rawmeta.ListMeta, error) {
+	list, err := w.listPage(ctx, opts)
+	if err != nil {
+		return nil, rawmeta.ListMeta{}, err
+	}
+	lm, err := meta.ListAccessor(list)
+	if err != nil {
+		return nil, rawmeta.ListMeta{}, fmt.Errorf("%s: list response %T: %w", w.t.Name, list, err)
+	}
+	// Items are copied out one by one so that a kept value does not pin its page.
+	items, err := meta.ExtractListWithAlloc(list)
+	if err != nil {
+		return nil, rawmeta.ListMeta{}, fmt.Errorf("%s: list response %T: %w", w.t.Name, list, err)
+	}
+	w.cfg.decodes.Add(int64(len(items)))
+	objs := make([]object, len(items))
+	for i, item := range items {
+		objs[i] = w.convert(item)
+	}
+	return objs, rawmeta.ListMeta{ResourceVersion: lm.GetResourceVersion(), Continue: lm.GetContinue()}, nil
 }
 
 // streamThenWatch reads the initial state as a stream of events (WatchList) that
@@ -215,7 +246,7 @@ func (w *watcher) session(ctx context.Context, opts metav1.ListOptions, rv strin
 	g := w.guard(ctx, timeout)
 	defer g.stop()
 	opened := w.cfg.clock.Now()
-	wi, err := w.lw.WatchWithContext(g.ctx, opts)
+	wi, err := w.openWatch(g.ctx, opts)
 	if err != nil {
 		err = g.explain(err)
 		if initial {
@@ -255,6 +286,9 @@ func refusedStream(err error) error {
 // convert identifies obj and runs the type's conversion on it. A failure is carried
 // in the object, for the loop to report; it never ends the stream.
 func (w *watcher) convert(obj runtime.Object) object {
+	if r, ok := obj.(*rawObject); ok {
+		return w.convertRaw(r)
+	}
 	o := w.identify(obj)
 	if o.err != nil {
 		return o
@@ -278,6 +312,9 @@ func (w *watcher) convert(obj runtime.Object) object {
 
 // identify reads the identity and revision of obj.
 func (w *watcher) identify(obj runtime.Object) object {
+	if r, ok := obj.(*rawObject); ok {
+		return r.identity()
+	}
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return object{raw: obj, err: fmt.Errorf("%s: object %T has no metadata: %w", w.t.Name, obj, err)}

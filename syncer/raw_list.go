@@ -1,0 +1,39 @@
+package syncer
+
+import (
+	"context"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesync/kubesync/internal/rawmeta"
+)
+
+// rawPage reads one list page as protobuf bytes and walks its items reading only
+// their metadata; convertRaw then decodes only what the ledger does not hold.
+// Decoded objects copy what they keep, so nothing retains the page.
+func (w *watcher) rawPage(ctx context.Context, rs rawSource, opts metav1.ListOptions) ([]object, rawmeta.ListMeta, error) {
+	g := w.guard(ctx, w.cfg.progressTimeout)
+	body, err := rs.ListRaw(g.ctx, opts)
+	g.stop()
+	if err = g.explain(err); err != nil {
+		return nil, rawmeta.ListMeta{}, err
+	}
+	_, list, err := rawmeta.Unwrap(body)
+	if err != nil {
+		return nil, rawmeta.ListMeta{}, surprise(fmt.Errorf("%s: list page: %w", w.t.Name, err))
+	}
+	var objs []object
+	lm, err := rawmeta.Items(list, func(item []byte) error {
+		m, err := rawmeta.ObjectMeta(item)
+		if err != nil {
+			return err
+		}
+		objs = append(objs, w.convert(&rawObject{meta: m, msg: item, src: rs}))
+		return nil
+	})
+	if err != nil {
+		return nil, rawmeta.ListMeta{}, surprise(fmt.Errorf("%s: list page: %w", w.t.Name, err))
+	}
+	return objs, lm, nil
+}

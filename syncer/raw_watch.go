@@ -1,0 +1,146 @@
+package syncer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubesync/kubesync/internal/rawmeta"
+)
+
+// openWatch opens a watch: raw (protobuf frames read metadata first) when the
+// type has a raw source, else through the typed or dynamic client.
+func (w *watcher) openWatch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	if rs := w.raw(); rs != nil {
+		body, err := rs.WatchRaw(ctx, opts)
+		if err == nil {
+			return newRawWatch(body, rs), nil
+		}
+		if !refusedRaw(err) {
+			return nil, err
+		}
+		w.disableRaw(rs, err)
+	}
+	return w.lw.WatchWithContext(ctx, opts)
+}
+
+// rawWatch reads length-delimited protobuf watch frames (apimachinery's framer)
+// and hands on each event's object as a rawObject: its metadata read, its body
+// not decoded. An error event's Status is decoded, as it is small and needed.
+type rawWatch struct {
+	body   io.ReadCloser
+	frames io.ReadCloser
+	src    rawSource
+	result chan watch.Event
+	done   chan struct{}
+	once   sync.Once
+}
+
+func newRawWatch(body io.ReadCloser, src rawSource) *rawWatch {
+	rw := &rawWatch{
+		body:   body,
+		frames: protobuf.LengthDelimitedFramer.NewFrameReader(body),
+		src:    src,
+		result: make(chan watch.Event),
+		done:   make(chan struct{}),
+	}
+	go rw.receive()
+	return rw
+}
+
+func (rw *rawWatch) ResultChan() <-chan watch.Event { return rw.result }
+
+func (rw *rawWatch) Stop() {
+	rw.once.Do(func() {
+		close(rw.done)
+		_ = rw.body.Close()
+	})
+}
+
+func (rw *rawWatch) receive() {
+	defer close(rw.result)
+	defer rw.Stop()
+	buf := make([]byte, 32<<10)
+	for {
+		frame, err := rw.next(&buf)
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+				rw.emit(watch.Event{Type: watch.Error, Object: &rawObject{err: err}})
+			}
+			return
+		}
+		ev, err := rw.event(frame)
+		if err != nil {
+			ev = watch.Event{Type: watch.Error, Object: &rawObject{err: surprise(err)}}
+		}
+		if !rw.emit(ev) || err != nil {
+			return
+		}
+	}
+}
+
+func (rw *rawWatch) emit(ev watch.Event) bool {
+	select {
+	case rw.result <- ev:
+		return true
+	case <-rw.done:
+		return false
+	}
+}
+
+// next reads one whole frame into a fresh slice: the frame's object may be kept
+// (an undecoded object waits in the loop), so buffers are not reused.
+func (rw *rawWatch) next(buf *[]byte) ([]byte, error) {
+	b := *buf
+	n := 0
+	for {
+		m, err := rw.frames.Read(b[n:])
+		n += m
+		switch {
+		case errors.Is(err, io.ErrShortBuffer):
+			b = append(b[:n], make([]byte, len(b))...)
+			b = b[:cap(b)]
+			*buf = b
+			continue
+		case err != nil:
+			return nil, err
+		}
+		return append([]byte(nil), b[:n]...), nil
+	}
+}
+
+// event reads one frame: the WatchEvent envelope, then its object's envelope and
+// metadata.
+func (rw *rawWatch) event(frame []byte) (watch.Event, error) {
+	_, msg, err := rawmeta.Unwrap(frame)
+	if err != nil {
+		return watch.Event{}, fmt.Errorf("watch frame: %w", err)
+	}
+	typ, objEnv, err := rawmeta.WatchEvent(msg)
+	if err != nil {
+		return watch.Event{}, fmt.Errorf("watch event: %w", err)
+	}
+	_, obj, err := rawmeta.Unwrap(objEnv)
+	if err != nil {
+		return watch.Event{}, fmt.Errorf("watch event %s object: %w", typ, err)
+	}
+	et := watch.EventType(typ)
+	if et == watch.Error {
+		st := &metav1.Status{}
+		if err := st.Unmarshal(obj); err != nil {
+			return watch.Event{}, fmt.Errorf("watch error status: %w", err)
+		}
+		return watch.Event{Type: et, Object: st}, nil
+	}
+	m, err := rawmeta.ObjectMeta(obj)
+	if err != nil {
+		return watch.Event{}, fmt.Errorf("watch event %s object: %w", typ, err)
+	}
+	return watch.Event{Type: et, Object: &rawObject{meta: m, msg: obj, src: rw.src}}, nil
+}
