@@ -12,6 +12,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -219,7 +221,11 @@ func newContender(kind string, wl *workload, cfg *rest.Config) (contender, error
 		if err != nil {
 			return nil, err
 		}
-		return &pagedList{wl: wl, cs: cs}, nil
+		dyn, err := dynamic.NewForConfig(cfg)
+		if err != nil {
+			return nil, err
+		}
+		return &pagedList{wl: wl, c: resources.Clients{Typed: cs, Dynamic: dyn}}, nil
 	case Baseline:
 		cs, err := kubernetes.NewForConfig(cfg)
 		if err != nil {
@@ -330,7 +336,7 @@ type kubesync struct {
 
 type kubesyncCallbacks struct {
 	store   *snapshot.Store // nil: count only
-	kind    string
+	kinds   []string
 	objects atomic.Int64
 	synced  chan struct{}
 	once    sync.Once
@@ -369,7 +375,10 @@ func (k *kubesyncCallbacks) OnUpdates(ups []syncer.Update) {
 }
 
 func newKubesync(kind string, wl *workload, cfg *rest.Config) (*kubesync, error) {
-	cb := &kubesyncCallbacks{kind: wl.typ.Kind, synced: make(chan struct{}), tr: newTracker(true)}
+	cb := &kubesyncCallbacks{synced: make(chan struct{}), tr: newTracker(true)}
+	for _, t := range wl.types() {
+		cb.kinds = append(cb.kinds, t.Kind)
+	}
 	var opts []syncer.Option
 	typ := wl.typ
 	switch kind {
@@ -388,7 +397,7 @@ func newKubesync(kind string, wl *workload, cfg *rest.Config) (*kubesync, error)
 		}
 	}
 	opts = append(opts, syncer.WithPageSize(pageSize))
-	s, err := syncer.New(cfg, []resources.Type{typ}, cb, opts...)
+	s, err := syncer.New(cfg, append([]resources.Type{typ}, wl.types()[1:]...), cb, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -405,7 +414,11 @@ func (k *kubesync) sync(ctx context.Context) (int, error) {
 		return 0, ctx.Err()
 	}
 	if k.cb.store != nil {
-		return k.cb.store.Len(k.cb.kind), nil
+		n := 0
+		for _, kind := range k.cb.kinds {
+			n += k.cb.store.Len(kind)
+		}
+		return n, nil
 	}
 	return int(k.cb.objects.Load()), nil
 }
@@ -430,9 +443,8 @@ func (k *kubesync) stop() {
 // informer is contenders (c) and (d): a SharedInformer from the informer factory,
 // with its defaults, and an event handler that counts.
 type informer struct {
-	factory informers.SharedInformerFactory
-	inf     cache.SharedIndexInformer
-	reg     cache.ResourceEventHandlerRegistration
+	factory factories
+	regs    []cache.ResourceEventHandlerRegistration
 	added   atomic.Int64
 	tr      *tracker
 	stopCh  chan struct{}
@@ -443,31 +455,42 @@ func newInformer(strip bool, wl *workload, cfg *rest.Config) (*informer, error) 
 	if err != nil {
 		return nil, err
 	}
-	i := &informer{tr: newTracker(false), stopCh: make(chan struct{})}
-	i.factory = informers.NewSharedInformerFactory(cs, 0)
-	i.inf = wl.informer(i.factory)
-	if strip {
-		if err := i.inf.SetTransform(crcache.TransformStripManagedFields()); err != nil {
-			return nil, err
-		}
-	}
-	i.reg, err = i.inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { i.added.Add(1); i.tr.observe(obj) },
-		UpdateFunc: func(_, obj any) { i.tr.observe(obj) },
-		DeleteFunc: func(any) { i.added.Add(-1) },
-	})
+	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
+	}
+	i := &informer{tr: newTracker(false), stopCh: make(chan struct{})}
+	i.factory = factories{typed: informers.NewSharedInformerFactory(cs, 0),
+		dynamic: dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0)}
+	for _, part := range wl.parts() {
+		inf := part.informer(i.factory)
+		if strip {
+			if err := inf.SetTransform(crcache.TransformStripManagedFields()); err != nil {
+				return nil, err
+			}
+		}
+		reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(obj any) { i.added.Add(1); i.tr.observe(obj) },
+			UpdateFunc: func(_, obj any) { i.tr.observe(obj) },
+			DeleteFunc: func(any) { i.added.Add(-1) },
+		})
+		if err != nil {
+			return nil, err
+		}
+		i.regs = append(i.regs, reg)
 	}
 	return i, nil
 }
 
 func (i *informer) sync(ctx context.Context) (int, error) {
-	i.factory.Start(i.stopCh)
-	select {
-	case <-i.reg.HasSyncedChecker().Done():
-	case <-ctx.Done():
-		return 0, ctx.Err()
+	i.factory.typed.Start(i.stopCh)
+	i.factory.dynamic.Start(i.stopCh)
+	for _, reg := range i.regs {
+		select {
+		case <-reg.HasSyncedChecker().Done():
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
 	}
 	return int(i.added.Load()), nil
 }
@@ -481,31 +504,35 @@ func (i *informer) relisted(ctx context.Context) (time.Time, int, bool, error) {
 
 func (i *informer) stop() {
 	close(i.stopCh)
-	i.factory.Shutdown()
+	i.factory.typed.Shutdown()
+	i.factory.dynamic.Shutdown()
 }
 
 // pagedList is contender (e): a paged list that decodes each page and drops it.
 // Its relist is the same list again, once the apiserver is back.
 type pagedList struct {
 	wl       *workload
-	cs       kubernetes.Interface
+	c        resources.Clients
 	token    string
 	expected int
 }
 
 func (p *pagedList) list(ctx context.Context, token string) (n, marked int, err error) {
-	opts := metav1.ListOptions{Limit: pageSize}
-	for {
-		k, m, cont, err := p.wl.listPage(ctx, p.cs, opts, token)
-		if err != nil {
-			return n, marked, err
+	for _, part := range p.wl.parts() {
+		opts := metav1.ListOptions{Limit: pageSize}
+		for {
+			k, m, cont, err := part.listPage(ctx, p.c, opts, token)
+			if err != nil {
+				return n, marked, err
+			}
+			n, marked = n+k, marked+m
+			if cont == "" {
+				break
+			}
+			opts.Continue = cont
 		}
-		n, marked = n+k, marked+m
-		if cont == "" {
-			return n, marked, nil
-		}
-		opts.Continue = cont
 	}
+	return n, marked, nil
 }
 
 func (p *pagedList) sync(ctx context.Context) (int, error) {

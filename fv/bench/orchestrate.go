@@ -17,20 +17,28 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/kubesync/kubesync/crds"
 	"github.com/kubesync/kubesync/internal/controlplane"
 )
 
 // Options configure a benchmark run.
 type Options struct {
-	RoleBindings   int // objects of the RoleBinding workload; 0 skips it
-	ConfigMaps     int // objects of the ConfigMap workload; 0 skips it
+	RoleBindings int // objects of the RoleBinding workload; 0 skips it
+	ConfigMaps   int // objects of the ConfigMap workload; 0 skips it
+	// NetworkSets of the CRD workload, with one GlobalNetworkPolicy per ten; 0
+	// skips it.
+	NetworkSets    int
 	ConfigMapBytes int // data bytes per ConfigMap
 	Runs           int // runs of each contender per workload
 	Workers        int // concurrent creates while loading
@@ -78,7 +86,15 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	defer cpLog.Close()
 	logf("starting the control plane (logs in %s)", o.LogDir)
-	cp, err := controlplane.Start(ctx, controlplane.WithOutput(cpLog))
+	var defs []*apiextensionsv1.CustomResourceDefinition
+	for _, t := range workloads["crds"].types() {
+		d, err := crds.For(t)
+		if err != nil {
+			return nil, err
+		}
+		defs = append(defs, d)
+	}
+	cp, err := controlplane.Start(ctx, controlplane.WithOutput(cpLog), controlplane.WithCRDs(defs...))
 	if err != nil {
 		return nil, err
 	}
@@ -93,6 +109,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -112,21 +132,33 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	var loads []loaded
 	for _, name := range workloadOrder {
 		wl := workloads[name]
-		n := map[string]int{"rolebindings": o.RoleBindings, "configmaps": o.ConfigMaps}[name]
+		n := map[string]int{"rolebindings": o.RoleBindings, "configmaps": o.ConfigMaps, "crds": o.NetworkSets}[name]
 		if n <= 0 {
 			continue
 		}
-		start := time.Now()
-		logf("loading %d %ss with %d workers", n, wl.kind, o.Workers)
-		if err := load(ctx, cs, wl, n, o.ConfigMapBytes, o.Workers, logf); err != nil {
-			return nil, err
+		info := WorkloadInfo{Name: name, Kind: wl.kind}
+		var keys []string
+		for _, part := range wl.parts() {
+			pn := n
+			if part != wl {
+				pn = max(n/wl.alsoEvery, 1)
+				info.Kind = "custom resource"
+			}
+			start := time.Now()
+			logf("loading %d %ss with %d workers", pn, part.kind, o.Workers)
+			if err := load(ctx, loadClients{cs: cs, dyn: dyn}, part, pn, o.ConfigMapBytes, o.Workers, logf); err != nil {
+				return nil, err
+			}
+			logf("loaded %d %ss in %s", pn, part.kind, time.Since(start).Round(time.Millisecond))
+			k, err := pickChanged(ctx, etcd, part, o.ChangeFraction)
+			if err != nil {
+				return nil, err
+			}
+			keys = append(keys, k...)
+			info.Created += pn
 		}
-		logf("loaded %d %ss in %s", n, wl.kind, time.Since(start).Round(time.Millisecond))
-		keys, err := pickChanged(ctx, etcd, wl, o.ChangeFraction)
-		if err != nil {
-			return nil, err
-		}
-		rep.Workloads = append(rep.Workloads, WorkloadInfo{Name: name, Kind: wl.kind, Created: n, Changed: len(keys)})
+		info.Changed = len(keys)
+		rep.Workloads = append(rep.Workloads, info)
 		loads = append(loads, loaded{wl: wl, changed: keys})
 	}
 	rep.LoadAvgBefore = loadAvg()
@@ -147,6 +179,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	for _, l := range loads {
 		if !o.Fanout {
 			break
+		}
+		if l.wl.also != nil {
+			continue // fan-out is measured on the built-in workloads
 		}
 		rs, err := runFanouts(ctx, o, func(kind string, run int) (RunResult, error) {
 			return runOne(ctx, o, cp, etcd, kubeconfig, l.wl, nil, kind, run)
@@ -312,9 +347,9 @@ func tail(path string, n int) string {
 }
 
 // load creates the workload's namespaces and n objects, workers at a time.
-func load(ctx context.Context, cs kubernetes.Interface, wl *workload, n, size, workers int, logf func(string, ...any)) error {
+func load(ctx context.Context, c loadClients, wl *workload, n, size, workers int, logf func(string, ...any)) error {
 	for _, ns := range wl.namespaces(n) {
-		_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+		_, err := c.cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 		if err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("creating namespace %s: %w", ns, err)
 		}
@@ -333,7 +368,7 @@ func load(ctx context.Context, cs kubernetes.Interface, wl *workload, n, size, w
 					return
 				}
 				ns, name := wl.placement(i)
-				err := wl.create(ctx, cs, wl.newObject(ns, name, i, size))
+				err := wl.create(ctx, c, wl.newObject(ns, name, i, size))
 				if err != nil && !apierrors.IsAlreadyExists(err) {
 					errOnce.Do(func() { firstErr = fmt.Errorf("creating %s %s/%s: %w", wl.kind, ns, name, err); cancel() })
 					return
@@ -373,8 +408,9 @@ func pickChanged(ctx context.Context, etcd *clientv3.Client, wl *workload, fract
 }
 
 // markInEtcd sets MarkAnnotation=token on the objects at keys, writing etcd
-// directly (the apiserver is down): the apiserver's protobuf storage encoding is
-// decoded, annotated and encoded again.
+// directly (the apiserver is down): the apiserver's storage encoding (protobuf
+// for built-in kinds, JSON for custom resources) is decoded, annotated and
+// encoded again.
 func markInEtcd(ctx context.Context, etcd *clientv3.Client, wl *workload, keys []string, token string) error {
 	ser := protobuf.NewSerializer(scheme.Scheme, scheme.Scheme)
 	var wg sync.WaitGroup
@@ -406,8 +442,15 @@ func markOne(ctx context.Context, etcd *clientv3.Client, ser *protobuf.Serialize
 	if len(resp.Kvs) != 1 {
 		return errors.New("not in etcd")
 	}
-	obj, _, err := ser.Decode(resp.Kvs[0].Value, nil, nil)
-	if err != nil {
+	value := resp.Kvs[0].Value
+	var obj runtime.Object
+	if len(value) > 0 && value[0] == '{' {
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(value); err != nil {
+			return fmt.Errorf("decoding JSON: %w", err)
+		}
+		obj = u
+	} else if obj, _, err = ser.Decode(value, nil, nil); err != nil {
 		return fmt.Errorf("decoding: %w", err)
 	}
 	m, err := meta.Accessor(obj)
@@ -420,10 +463,18 @@ func markOne(ctx context.Context, etcd *clientv3.Client, ser *protobuf.Serialize
 	}
 	ann[MarkAnnotation] = token
 	m.SetAnnotations(ann)
-	obj.GetObjectKind().SetGroupVersionKind(wl.gvk)
 	var buf bytes.Buffer
-	if err := ser.Encode(obj, &buf); err != nil {
-		return fmt.Errorf("encoding: %w", err)
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		b, err := u.MarshalJSON()
+		if err != nil {
+			return fmt.Errorf("encoding JSON: %w", err)
+		}
+		buf.Write(b)
+	} else {
+		obj.GetObjectKind().SetGroupVersionKind(wl.gvk)
+		if err := ser.Encode(obj, &buf); err != nil {
+			return fmt.Errorf("encoding: %w", err)
+		}
 	}
 	txn, err := etcd.Txn(ctx).
 		If(clientv3.Compare(clientv3.ModRevision(key), "=", resp.Kvs[0].ModRevision)).

@@ -10,8 +10,11 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -35,8 +38,57 @@ type workload struct {
 	etcdPrefix string
 
 	newObject func(ns, name string, i, size int) runtime.Object
-	create    func(ctx context.Context, cs kubernetes.Interface, obj runtime.Object) error
-	informer  func(f informers.SharedInformerFactory) cache.SharedIndexInformer
+	create    func(ctx context.Context, c loadClients, obj runtime.Object) error
+	informer  func(f factories) cache.SharedIndexInformer
+	// clusterScoped objects have no namespace.
+	clusterScoped bool
+	// also is a second type loaded, watched and changed with this one, with one
+	// object per alsoEvery objects of this one (the CRD workload's policies).
+	also      *workload
+	alsoEvery int
+}
+
+// parts returns the workload's types: itself, then also.
+func (w *workload) parts() []*workload {
+	if w.also == nil {
+		return []*workload{w}
+	}
+	return []*workload{w, w.also}
+}
+
+// types returns the kubesync types of every part.
+func (w *workload) types() []resources.Type {
+	var out []resources.Type
+	for _, p := range w.parts() {
+		out = append(out, p.typ)
+	}
+	return out
+}
+
+// loadClients create a workload's objects.
+type loadClients struct {
+	cs  kubernetes.Interface
+	dyn dynamic.Interface
+}
+
+// factories make the informers of contenders (c) and (d): typed (protobuf) for
+// built-in kinds, dynamic (JSON) for custom ones.
+type factories struct {
+	typed   informers.SharedInformerFactory
+	dynamic dynamicinformer.DynamicSharedInformerFactory
+}
+
+// createDynamic creates an unstructured object of t.
+func createDynamic(t resources.Type) func(context.Context, loadClients, runtime.Object) error {
+	return func(ctx context.Context, c loadClients, obj runtime.Object) error {
+		u := obj.(*unstructured.Unstructured)
+		ri := dynamic.ResourceInterface(c.dyn.Resource(t.GVR))
+		if t.Namespaced {
+			ri = c.dyn.Resource(t.GVR).Namespace(u.GetNamespace())
+		}
+		_, err := ri.Create(ctx, u, metav1.CreateOptions{})
+		return err
+	}
 }
 
 var workloads = map[string]*workload{
@@ -49,13 +101,13 @@ var workloads = map[string]*workload{
 		perNS:      1000,
 		etcdPrefix: "/registry/rolebindings/",
 		newObject:  newRoleBinding,
-		create: func(ctx context.Context, cs kubernetes.Interface, obj runtime.Object) error {
+		create: func(ctx context.Context, c loadClients, obj runtime.Object) error {
 			rb := obj.(*rbacv1.RoleBinding)
-			_, err := cs.RbacV1().RoleBindings(rb.Namespace).Create(ctx, rb, metav1.CreateOptions{})
+			_, err := c.cs.RbacV1().RoleBindings(rb.Namespace).Create(ctx, rb, metav1.CreateOptions{})
 			return err
 		},
-		informer: func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
-			return f.Rbac().V1().RoleBindings().Informer()
+		informer: func(f factories) cache.SharedIndexInformer {
+			return f.typed.Rbac().V1().RoleBindings().Informer()
 		},
 	},
 	"configmaps": {
@@ -67,22 +119,87 @@ var workloads = map[string]*workload{
 		perNS:      1000,
 		etcdPrefix: "/registry/configmaps/",
 		newObject:  newConfigMap,
-		create: func(ctx context.Context, cs kubernetes.Interface, obj runtime.Object) error {
+		create: func(ctx context.Context, c loadClients, obj runtime.Object) error {
 			cm := obj.(*corev1.ConfigMap)
-			_, err := cs.CoreV1().ConfigMaps(cm.Namespace).Create(ctx, cm, metav1.CreateOptions{})
+			_, err := c.cs.CoreV1().ConfigMaps(cm.Namespace).Create(ctx, cm, metav1.CreateOptions{})
 			return err
 		},
-		informer: func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
-			return f.Core().V1().ConfigMaps().Informer()
+		informer: func(f factories) cache.SharedIndexInformer {
+			return f.typed.Core().V1().ConfigMaps().Informer()
 		},
 	},
+	// The CRD workload: NetworkSets with a few labels and 10 nets each, and one
+	// GlobalNetworkPolicy with two rules per 10 NetworkSets. The apiserver keeps
+	// custom resources as JSON in etcd and serves them as JSON.
+	"crds": {
+		name:       "crds",
+		kind:       "NetworkSet",
+		typ:        resources.NetworkSets,
+		gvk:        resources.CalicoGroupVersion.WithKind("NetworkSet"),
+		nsPrefix:   "bench-crd-",
+		perNS:      1000,
+		etcdPrefix: "/registry/crd.projectcalico.org/networksets/",
+		newObject:  newNetworkSet,
+		create:     createDynamic(resources.NetworkSets),
+		informer: func(f factories) cache.SharedIndexInformer {
+			return f.dynamic.ForResource(resources.NetworkSets.GVR).Informer()
+		},
+		alsoEvery: 10,
+		also: &workload{
+			name:          "crds",
+			kind:          "GlobalNetworkPolicy",
+			typ:           resources.GlobalNetworkPolicies,
+			gvk:           resources.CalicoGroupVersion.WithKind("GlobalNetworkPolicy"),
+			clusterScoped: true,
+			etcdPrefix:    "/registry/crd.projectcalico.org/globalnetworkpolicies/",
+			newObject:     newGlobalNetworkPolicy,
+			create:        createDynamic(resources.GlobalNetworkPolicies),
+			informer: func(f factories) cache.SharedIndexInformer {
+				return f.dynamic.ForResource(resources.GlobalNetworkPolicies.GVR).Informer()
+			},
+		},
+	},
+}
+
+// newNetworkSet makes a NetworkSet with the bench labels and 10 nets.
+func newNetworkSet(ns, name string, i, _ int) runtime.Object {
+	nets := make([]any, 10)
+	for j := range nets {
+		nets[j] = fmt.Sprintf("10.%d.%d.%d/32", i/65536%256, i/256%256, (i+j)%256)
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"nets": nets}}}
+	u.SetGroupVersionKind(resources.CalicoGroupVersion.WithKind("NetworkSet"))
+	u.SetNamespace(ns)
+	u.SetName(name)
+	u.SetLabels(benchLabels(i))
+	return u
+}
+
+// newGlobalNetworkPolicy makes a policy with an ingress and an egress rule.
+func newGlobalNetworkPolicy(_, name string, i, _ int) runtime.Object {
+	rule := func(action, selector string, port int64) map[string]any {
+		return map[string]any{"action": action, "protocol": "TCP",
+			"source":      map[string]any{"selector": selector},
+			"destination": map[string]any{"ports": []any{port}}}
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{
+		"order":    float64(i % 1000),
+		"selector": fmt.Sprintf("app.kubernetes.io/instance == 'instance-%d'", i%97),
+		"types":    []any{"Ingress", "Egress"},
+		"ingress":  []any{rule("Allow", "app.kubernetes.io/component == 'api'", 443)},
+		"egress":   []any{rule("Allow", "all()", int64(5432+i%4))},
+	}}}
+	u.SetGroupVersionKind(resources.CalicoGroupVersion.WithKind("GlobalNetworkPolicy"))
+	u.SetName(name)
+	u.SetLabels(benchLabels(i))
+	return u
 }
 
 // listPage lists one page with the type's typed (protobuf) client and returns how
 // many items it held, how many of them carry MarkAnnotation with value token, and
 // the continue token.
-func (w *workload) listPage(ctx context.Context, cs kubernetes.Interface, opts metav1.ListOptions, token string) (n, marked int, cont string, err error) {
-	list, err := w.typ.ListerWatcher(resources.Clients{Typed: cs}).ListWithContext(ctx, opts)
+func (w *workload) listPage(ctx context.Context, c resources.Clients, opts metav1.ListOptions, token string) (n, marked int, cont string, err error) {
+	list, err := w.typ.ListerWatcher(c).ListWithContext(ctx, opts)
 	if err != nil {
 		return 0, 0, "", err
 	}
@@ -101,25 +218,28 @@ func (w *workload) listPage(ctx context.Context, cs kubernetes.Interface, opts m
 }
 
 // workloadOrder is the order workloads are run and reported in.
-var workloadOrder = []string{"rolebindings", "configmaps"}
+var workloadOrder = []string{"rolebindings", "configmaps", "crds"}
 
 func workloadByName(name string) (*workload, error) {
 	w, ok := workloads[name]
 	if !ok {
-		return nil, fmt.Errorf("unknown resource %q (want rolebindings or configmaps)", name)
+		return nil, fmt.Errorf("unknown resource %q (want rolebindings, configmaps or crds)", name)
 	}
 	return w, nil
 }
 
 // placement returns the namespace and name of the i-th object.
 func (w *workload) placement(i int) (ns, name string) {
+	if w.clusterScoped {
+		return "", fmt.Sprintf("%s-%06d", strings.ToLower(w.kind), i)
+	}
 	return fmt.Sprintf("%s%03d", w.nsPrefix, i/w.perNS), fmt.Sprintf("%s-%06d", strings.ToLower(w.kind), i)
 }
 
 // namespaces returns the namespaces that n objects occupy.
 func (w *workload) namespaces(n int) []string {
 	var out []string
-	for i := 0; i < n; i += w.perNS {
+	for i := 0; i < n && !w.clusterScoped; i += w.perNS {
 		ns, _ := w.placement(i)
 		out = append(out, ns)
 	}

@@ -31,6 +31,7 @@ func orchestrate(args []string) int {
 	out := fs.String("out", "", "write the markdown report to this file (it is always printed)")
 	fs.IntVar(&o.RoleBindings, "rolebindings", 10_000, "RoleBindings to create (0 skips the workload)")
 	fs.IntVar(&o.ConfigMaps, "configmaps", 100_000, "ConfigMaps to create (0 skips the workload)")
+	fs.IntVar(&o.NetworkSets, "networksets", 50_000, "NetworkSets of the CRD workload, with one GlobalNetworkPolicy per ten (0 skips the workload)")
 	fs.IntVar(&o.ConfigMapBytes, "configmap-bytes", 1024, "data bytes per ConfigMap")
 	fs.IntVar(&o.Runs, "runs", 3, "runs of each contender per workload")
 	fs.IntVar(&o.Workers, "workers", 32, "concurrent creates while loading")
