@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -24,6 +25,9 @@ type ConvertFunc func(obj runtime.Object) ([]KVPair, error)
 type Clients struct {
 	Typed   kubernetes.Interface
 	Dynamic dynamic.Interface
+	// Metadata, when set, serves KeysOnly custom types: the apiserver sends only
+	// each object's metadata (PartialObjectMetadata, as protobuf).
+	Metadata metadata.Interface
 }
 
 // Type describes one watched resource type. The zero value is not usable: build one
@@ -103,6 +107,19 @@ func (t Type) Validate() error {
 func (t Type) ListerWatcher(c Clients) cache.ListerWatcherWithContext {
 	if t.listWatchFor != nil {
 		return t.listWatchFor(c, t.Namespace)
+	}
+	if t.KeysOnly && c.Metadata != nil {
+		ri := c.Metadata.Resource(t.GVR)
+		var nri metadata.ResourceInterface = ri
+		if t.Namespaced && t.Namespace != "" {
+			nri = ri.Namespace(t.Namespace)
+		}
+		return &cache.ListWatch{
+			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				return nri.List(ctx, o)
+			},
+			WatchFuncWithContext: nri.Watch,
+		}
 	}
 	ri := c.Dynamic.Resource(t.GVR)
 	var nri dynamic.ResourceInterface = ri

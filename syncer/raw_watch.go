@@ -115,12 +115,15 @@ func (rw *rawWatch) next(buf *[]byte) ([]byte, error) {
 	}
 }
 
-// event reads one frame: the WatchEvent envelope, then its object's envelope and
-// metadata.
+// event reads one frame: a WatchEvent message (apimachinery's stream serializer
+// writes it without envelope), then its object's envelope and metadata.
 func (rw *rawWatch) event(frame []byte) (watch.Event, error) {
-	_, msg, err := rawmeta.Unwrap(frame)
-	if err != nil {
-		return watch.Event{}, fmt.Errorf("watch frame: %w", err)
+	msg := frame
+	if rawmeta.IsProtobuf(frame) {
+		var err error
+		if _, msg, err = rawmeta.Unwrap(frame); err != nil {
+			return watch.Event{}, fmt.Errorf("watch frame: %w", err)
+		}
 	}
 	typ, objEnv, err := rawmeta.WatchEvent(msg)
 	if err != nil {

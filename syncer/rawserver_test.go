@@ -136,7 +136,14 @@ func (e pbEncoder) list(rv, cont string, items []runtime.Object) []byte {
 func (e pbEncoder) frames(w io.Writer) func(string, runtime.Object) {
 	fw := protobuf.LengthDelimitedFramer.NewFrameWriter(w)
 	return func(typ string, obj runtime.Object) {
-		_, _ = fw.Write(e.object(&metav1.WatchEvent{Type: typ, Object: runtime.RawExtension{Raw: e.object(obj)}}))
+		// As kube-apiserver's stream serializer does: the event without envelope,
+		// its object with one.
+		ev := &metav1.WatchEvent{Type: typ, Object: runtime.RawExtension{Raw: e.object(obj)}}
+		b, err := ev.Marshal()
+		if err != nil {
+			panic(err)
+		}
+		_, _ = fw.Write(b)
 	}
 }
 

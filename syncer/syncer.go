@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
@@ -130,7 +131,11 @@ func clientsFor(restCfg *rest.Config) (func(resources.Type) (cache.ListerWatcher
 	if err != nil {
 		return nil, fmt.Errorf("syncer: typed client: %w", err)
 	}
-	clients := resources.Clients{Typed: typed, Dynamic: dyn}
+	md, err := metadata.NewForConfig(c)
+	if err != nil {
+		return nil, fmt.Errorf("syncer: metadata client: %w", err)
+	}
+	clients := resources.Clients{Typed: typed, Dynamic: dyn, Metadata: md}
 	return func(t resources.Type) (cache.ListerWatcherWithContext, error) {
 		return t.ListerWatcher(clients), nil
 	}, nil
