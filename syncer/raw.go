@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubesync/kubesync/internal/rawmeta"
 	"github.com/kubesync/kubesync/resources"
@@ -24,6 +25,9 @@ type rawSource interface {
 	ListRaw(ctx context.Context, opts metav1.ListOptions) ([]byte, error)
 	WatchRaw(ctx context.Context, opts metav1.ListOptions) (io.ReadCloser, error)
 	NewObject() (runtime.Object, error)
+	// The fallbacks for a server that answers a raw request in JSON.
+	DecodeResponse(data []byte) (runtime.Object, error)
+	DecodeJSONWatch(body io.ReadCloser) (watch.Interface, error)
 }
 
 // errRawSurprise marks what the raw path did not expect: the watcher switches the

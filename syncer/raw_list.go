@@ -19,6 +19,14 @@ func (w *watcher) rawPage(ctx context.Context, rs rawSource, opts metav1.ListOpt
 	if err = g.explain(err); err != nil {
 		return nil, rawmeta.ListMeta{}, err
 	}
+	if !rawmeta.IsProtobuf(body) { // a server that ignored the Accept header
+		list, err := rs.DecodeResponse(body)
+		if err != nil {
+			return nil, rawmeta.ListMeta{}, surprise(err)
+		}
+		w.disableRaw(rs, fmt.Errorf("%s: list page: %w", w.t.Name, rawmeta.ErrNotProtobuf))
+		return w.convertList(list)
+	}
 	_, list, err := rawmeta.Unwrap(body)
 	if err != nil {
 		return nil, rawmeta.ListMeta{}, surprise(fmt.Errorf("%s: list page: %w", w.t.Name, err))

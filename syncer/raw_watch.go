@@ -1,6 +1,7 @@
 package syncer
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -35,6 +36,7 @@ func (w *watcher) openWatch(ctx context.Context, opts metav1.ListOptions) (watch
 // not decoded. An error event's Status is decoded, as it is small and needed.
 type rawWatch struct {
 	body   io.ReadCloser
+	peek   *bufio.Reader
 	frames io.ReadCloser
 	src    rawSource
 	result chan watch.Event
@@ -43,9 +45,11 @@ type rawWatch struct {
 }
 
 func newRawWatch(body io.ReadCloser, src rawSource) *rawWatch {
+	peek := bufio.NewReader(body)
 	rw := &rawWatch{
 		body:   body,
-		frames: protobuf.LengthDelimitedFramer.NewFrameReader(body),
+		peek:   peek,
+		frames: protobuf.LengthDelimitedFramer.NewFrameReader(readCloser{peek, body}),
 		src:    src,
 		result: make(chan watch.Event),
 		done:   make(chan struct{}),
@@ -66,6 +70,14 @@ func (rw *rawWatch) Stop() {
 func (rw *rawWatch) receive() {
 	defer close(rw.result)
 	defer rw.Stop()
+	// A length-delimited protobuf frame starts with a 4-byte big-endian length
+	// whose first byte is 0 below 16 MiB; JSON starts with '{'. A server that
+	// ignored the Accept header is read as client-go would read it.
+	if first, err := rw.peek.Peek(1); err == nil && first[0] != 0 {
+		rw.src.DisableRaw()
+		rw.forwardJSON()
+		return
+	}
 	buf := make([]byte, 32<<10)
 	for {
 		frame, err := rw.next(&buf)
@@ -83,6 +95,27 @@ func (rw *rawWatch) receive() {
 			return
 		}
 	}
+}
+
+// forwardJSON hands on the events of a JSON watch body, decoded in full.
+func (rw *rawWatch) forwardJSON() {
+	jw, err := rw.src.DecodeJSONWatch(readCloser{rw.peek, rw.body})
+	if err != nil {
+		rw.emit(watch.Event{Type: watch.Error, Object: &rawObject{err: surprise(err)}})
+		return
+	}
+	defer jw.Stop()
+	for ev := range jw.ResultChan() {
+		if !rw.emit(ev) {
+			return
+		}
+	}
+}
+
+// readCloser reads through a buffer and closes the body under it.
+type readCloser struct {
+	io.Reader
+	io.Closer
 }
 
 func (rw *rawWatch) emit(ev watch.Event) bool {

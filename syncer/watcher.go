@@ -196,6 +196,11 @@ func (w *watcher) typedPage(ctx context.Context, opts metav1.ListOptions) ([]obj
 	if err != nil {
 		return nil, rawmeta.ListMeta{}, err
 	}
+	return w.convertList(list)
+}
+
+// convertList converts the items of a decoded list page.
+func (w *watcher) convertList(list runtime.Object) ([]object, rawmeta.ListMeta, error) {
 	lm, err := meta.ListAccessor(list)
 	if err != nil {
 		return nil, rawmeta.ListMeta{}, fmt.Errorf("%s: list response %T: %w", w.t.Name, list, err)
