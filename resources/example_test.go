@@ -49,3 +49,21 @@ func ExampleCustom() {
 	// widgets.example.com Widget.example.com <nil>
 	// Widget.example.com/shop/w1
 }
+
+// A consumer that needs to know which ConfigMaps exist, not what they hold: on the
+// raw path no ConfigMap body is ever decoded, and each value is nil.
+func ExampleType_WithKeysOnly() {
+	names := resources.ConfigMaps.WithKeysOnly()
+	kvs, err := names.Convert(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
+		Namespace: "shop", Name: "settings", ResourceVersion: "7", UID: "u1",
+	}, Data: map[string]string{"big": "..."}})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(kvs[0].Key, kvs[0].Revision, kvs[0].UID, kvs[0].Value)
+	fmt.Println(names.WithConvert(nil).Validate() == nil, resources.ConfigMaps.WithKeysOnly().
+		WithConvert(func(runtime.Object) ([]resources.KVPair, error) { return nil, nil }).Validate())
+	// Output:
+	// ConfigMap/shop/settings 7 u1 <nil>
+	// true resource type "configmaps" is keys-only and has a conversion: choose one
+}
