@@ -103,6 +103,9 @@ func (w *watcher) convertRaw(r *rawObject) object {
 	switch {
 	case w.t.KeysOnly:
 		o.kvs = []resources.KVPair{w.t.KeyPair(r.meta.Namespace, r.meta.Name, o.rev, o.uid)}
+		// What the checkpoint keeps of a keys-only object: its metadata.
+		o.src = &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: r.meta.Name,
+			Namespace: r.meta.Namespace, UID: o.uid, ResourceVersion: o.rev}}
 	case w.ledger != nil && w.ledger.known(o.id, o.rev):
 		o.decode = func() object { return w.decodeRaw(r) }
 	default:
