@@ -214,6 +214,7 @@ func runFlavour(ctx context.Context, cfg Config, watchCache bool, seed uint64, d
 	quiet := time.Now()
 	logf("+%s quiet phase", quiet.Sub(start).Round(time.Millisecond))
 	api.sample(ctx) // before the checks' own lists
+	w.touchAll(ctx)
 	if err := retry(ctx, w.resolve); err != nil {
 		return nil, err
 	}

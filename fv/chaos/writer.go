@@ -222,6 +222,21 @@ func dropName(names []string, name string) []string {
 	return out
 }
 
+// touchAll updates one object of every type that has one, so that a type whose
+// watch is silent (a half-open connection) cannot pass the check by chance.
+func (w *writer) touchAll(ctx context.Context) {
+	for _, t := range w.types {
+		unlock := w.lockType(t)
+		w.mu.Lock()
+		names := w.names[t.Name]
+		w.mu.Unlock()
+		if len(names) > 0 {
+			w.update(ctx, t, names[0])
+		}
+		unlock()
+	}
+}
+
 // lockType stops the writer from writing type t until unlock is called.
 func (w *writer) lockType(t resources.Type) (unlock func()) {
 	l := w.locks[t.Name]
