@@ -87,11 +87,12 @@ func takeCensus() census {
 	}
 	c := census{total: runtime.NumGoroutine(), kinds: map[string]int{}}
 	for i, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "github.com/kubesync/kubesync/syncer.") {
-			c.syncer++
-		}
-		if strings.Contains(g, "watch.(*StreamWatcher).receive") {
+		switch {
+		case strings.Contains(g, "watch.(*StreamWatcher).receive"),
+			strings.Contains(g, "syncer.(*rawWatch).receive"): // built-in types' raw protobuf watches
 			c.streams++
+		case strings.Contains(g, "github.com/kubesync/kubesync/syncer."):
+			c.syncer++
 		}
 		if strings.Contains(g, "http2.(*ClientConn).readLoop") || strings.Contains(g, "http2ClientConn).readLoop") {
 			c.h2conns++
