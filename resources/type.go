@@ -6,9 +6,11 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
@@ -108,29 +110,34 @@ func (t Type) ListerWatcher(c Clients) cache.ListerWatcherWithContext {
 	if t.listWatchFor != nil {
 		return t.listWatchFor(c, t.Namespace)
 	}
+	scoped := t.Namespaced && t.Namespace != ""
 	if t.KeysOnly && c.Metadata != nil {
-		ri := c.Metadata.Resource(t.GVR)
-		var nri metadata.ResourceInterface = ri
-		if t.Namespaced && t.Namespace != "" {
-			nri = ri.Namespace(t.Namespace)
+		r := c.Metadata.Resource(t.GVR)
+		if scoped {
+			return listWatch[*metav1.PartialObjectMetadataList](r.Namespace(t.Namespace))
 		}
-		return &cache.ListWatch{
-			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-				return nri.List(ctx, o)
-			},
-			WatchFuncWithContext: nri.Watch,
-		}
+		return listWatch[*metav1.PartialObjectMetadataList](r)
 	}
-	ri := c.Dynamic.Resource(t.GVR)
-	var nri dynamic.ResourceInterface = ri
-	if t.Namespaced && t.Namespace != "" {
-		nri = ri.Namespace(t.Namespace)
+	r := c.Dynamic.Resource(t.GVR)
+	if scoped {
+		return listWatch[*unstructured.UnstructuredList](r.Namespace(t.Namespace))
 	}
+	return listWatch[*unstructured.UnstructuredList](r)
+}
+
+// listerOf is what the dynamic and metadata clients have in common.
+type listerOf[L runtime.Object] interface {
+	List(ctx context.Context, opts metav1.ListOptions) (L, error)
+	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
+}
+
+// listWatch adapts a dynamic or metadata client to a ListerWatcher.
+func listWatch[L runtime.Object](r listerOf[L]) *cache.ListWatch {
 	return &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			return nri.List(ctx, o)
+			return r.List(ctx, o)
 		},
-		WatchFuncWithContext: nri.Watch,
+		WatchFuncWithContext: r.Watch,
 	}
 }
 

@@ -53,11 +53,7 @@ func (s *Syncer) onMissing(ts *typeState, ev event, log logrus.FieldLogger) time
 	s.syncFailed(ts, Missing, ev.err, log)
 	ts.pending = ListReappeared
 	s.noteCleared(ts)
-	ts.ledger.clear(func(keys []resources.Key, rev string) {
-		for _, k := range keys {
-			s.emit(ts, deletion(k, rev, ""))
-		}
-	})
+	ts.ledger.clear(func(_ string, keys []resources.Key, rev string) { s.emitGone(ts, keys, rev) })
 	s.flushHeld(ts)
 	ts.phase = missing
 	return ts.nextDelay(ev.healthy)

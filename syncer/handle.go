@@ -156,10 +156,15 @@ func (s *Syncer) finishList(ts *typeState, rv string) {
 func (s *Syncer) sweep(ts *typeState, epoch uint32) {
 	ts.ledger.sweep(epoch, func(id string, keys []resources.Key, rev string) {
 		s.noteDeleted(ts, id)
-		for _, k := range keys {
-			s.emit(ts, deletion(k, rev, ""))
-		}
+		s.emitGone(ts, keys, rev)
 	})
+}
+
+// emitGone reports Deleted for the keys of an object the ledger forgot.
+func (s *Syncer) emitGone(ts *typeState, keys []resources.Key, rev string) {
+	for _, k := range keys {
+		s.emit(ts, deletion(k, rev, ""))
+	}
 }
 
 // flushHeld delivers the held changes of a relist as one call.

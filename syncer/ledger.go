@@ -193,18 +193,19 @@ func (l *ledger) nextEpoch(epoch uint32) uint32 {
 
 // sweep removes every object not marked with epoch and calls gone for each.
 func (l *ledger) sweep(epoch uint32, gone func(id string, keys []resources.Key, rev string)) {
-	for id, e := range l.entries {
-		if e.mark() != epoch {
-			keys, rev := l.remove(id)
-			gone(id, keys, rev)
-		}
-	}
+	l.removeIf(func(e entry) bool { return e.mark() != epoch }, gone)
 }
 
 // clear forgets every object and calls gone for each.
-func (l *ledger) clear(gone func(keys []resources.Key, rev string)) {
-	for id := range l.entries {
-		keys, rev := l.remove(id)
-		gone(keys, rev)
+func (l *ledger) clear(gone func(id string, keys []resources.Key, rev string)) {
+	l.removeIf(func(entry) bool { return true }, gone)
+}
+
+func (l *ledger) removeIf(drop func(entry) bool, gone func(id string, keys []resources.Key, rev string)) {
+	for id, e := range l.entries {
+		if drop(e) {
+			keys, rev := l.remove(id)
+			gone(id, keys, rev)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"context"
+	"maps"
 	"sync"
 
 	"github.com/kubesync/kubesync/internal/controlplane"
@@ -46,9 +47,5 @@ func (a *apiCounter) sample(ctx context.Context) {
 func (a *apiCounter) totals() map[string]float64 {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	out := make(map[string]float64, len(a.total))
-	for k, v := range a.total {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(a.total)
 }
