@@ -201,6 +201,44 @@ var _ = Describe("Checkpoint and warm start", Ordered, func() {
 		Expect(agent.Out.Contents()).To(BeEmpty())
 	})
 
+	It("resumes with one read of the server's revision for every type and no list; changes meanwhile arrive as updates", func(ctx SpecContext) {
+		ns := c.namespace(ctx, "ck-fence")
+		types := c.populate(ctx, ns, 30)
+		p := c.proxy()
+		path := statePath()
+		log, _ := logged()
+		s, m, _ := withCheckpoint(p.Config(), types, path, log)
+		inSync(m)
+		s.Stop()
+		c.create(ctx, types[0], ns, "while-stopped")
+		c.remove(ctx, types[1], ns, "obj-0001")
+
+		// requests counts, over every type, LIST requests (pages) and streaming
+		// lists (WATCH with sendInitialEvents) seen at the proxy.
+		requests := func() (lists, streams int) {
+			for _, t := range types {
+				l := p.Requests(t.GVR.Group, t.GVR.Resource, "list")
+				lists += l
+				streams += len(p.Lists(t.GVR.Group, t.GVR.Resource)) - l
+			}
+			return lists, streams
+		}
+		lists, streams := requests()
+		log, _ = logged()
+		_, m, obs := withCheckpoint(p.Config(), types, path, log)
+		inSync(m)
+		checked(ctx, c.Config(), m, types)
+		Expect(m.Statuses()).To(Equal([]syncer.SyncStatus{syncer.ResyncInProgress, syncer.InSync}))
+		Expect(m.Count(types[0].Kind, syncer.KVNew)).To(Equal(31))
+		Expect(m.Count(types[1].Kind, syncer.KVDeleted)).To(Equal(1))
+		afterLists, afterStreams := requests()
+		Expect(afterLists-lists).To(BeZero(), "no LIST")
+		Expect(afterStreams-streams).To(Equal(1), "one read of the server's revision, for both types")
+		for _, t := range types {
+			Expect(obs.reasons(t.Name)).To(BeEmpty(), "%s watched on from its revision", t.Name)
+		}
+	})
+
 	It("delivers the snapshot while the apiserver is unreachable, stays ResyncInProgress, and recovers when it returns", func(ctx SpecContext) {
 		ns := c.namespace(ctx, "ck-down")
 		types := c.populate(ctx, ns, 40)

@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
@@ -75,6 +76,8 @@ var _ = Describe("Checkpoint", func() {
 		e.start()
 		defer e.shutdown()
 		e.waitWatching("a")
+		e.waitWatching("b")
+		bookmark(e, "b", rev) // b's watch reached the server's revision: caught up
 		Consistently(e.rec.statuses, "200ms").Should(Equal([]syncer.SyncStatus{syncer.ResyncInProgress}),
 			"b caught up, a has not")
 		bookmark(e, "a", rev-1)
@@ -87,7 +90,7 @@ var _ = Describe("Checkpoint", func() {
 
 	It("relists a type whose revision expired, and reports only the difference, in one batch", func() {
 		first := synced()
-		first.api["a"].Set("a1", "a3", "a5") // a2 deleted, a5 added while down
+		rev := first.api["a"].Set("a1", "a3", "a5") // a2 deleted, a5 added while down
 		first.api["a"].FailWatchCalls(func() error { return apierrors.NewResourceExpired("too old") })
 		lists := first.counts("a")[0]
 		e := again(first)
@@ -95,7 +98,9 @@ var _ = Describe("Checkpoint", func() {
 		defer e.shutdown()
 		Eventually(func() int { return e.counts("a")[0] }).Should(BeNumerically(">", lists), "a relisted")
 		first.api["a"].FailWatchCalls(nil)
-		waitLong(e.rec.last, syncer.InSync)
+		// b took over reading the server's revision; it catches up at a bookmark
+		// there, as the apiserver sends one to every watch.
+		waitLong(func() syncer.SyncStatus { bookmark(e, "b", rev); return e.rec.last() }, syncer.InSync)
 		Expect(e.rec.updates()).To(ConsistOf("New A/a1", "New A/a2", "New A/a3", "New B/b1", "Deleted A/a2", "New A/a5"))
 		Expect(e.rec.batches()).To(ContainElement(ConsistOf(
 			HaveField("Key.Name", "a2"), HaveField("Key.Name", "a5"))), "the difference, in one batch")
@@ -123,16 +128,54 @@ var _ = Describe("Checkpoint", func() {
 
 	It("lists a resumed type whose watch ends without a bookmark at or past the server's revision", func() {
 		first := synced()
-		first.api["a"].Put("a4")
+		rev := first.api["a"].Put("a4")
 		e := again(first)
 		e.start()
 		defer e.shutdown()
 		e.waitWatching("a")
+		e.waitWatching("b")
+		bookmark(e, "b", rev)
 		lists := e.counts("a")[0]
 		e.api["a"].EndWatches()
 		waitLong(e.rec.last, syncer.InSync)
 		Expect(e.counts("a")[0]).To(BeNumerically(">", lists), "a listed")
 		Expect(e.rec.updates()).To(ConsistOf("New A/a1", "New A/a2", "New A/a3", "New B/b1", "New A/a4"))
+	})
+
+	// fences counts the reads of the server's revision (a streaming list: these
+	// specs list paged) made on r.
+	fences := func(r *syncertest.Resource) int {
+		n := 0
+		for _, c := range r.Calls() {
+			if c.SendInitial {
+				n++
+			}
+		}
+		return n
+	}
+
+	It("reads the server's revision once for every resumed type", func() {
+		first := synced()
+		Expect(fences(first.api["a"]) + fences(first.api["b"])).To(BeZero())
+		e := again(first)
+		e.start()
+		defer e.shutdown()
+		waitLong(e.rec.last, syncer.InSync)
+		Expect(fences(e.api["a"]) + fences(e.api["b"])).To(Equal(1))
+		Expect(e.counts("a")[0]).To(Equal(first.counts("a")[0]), "no list")
+		Expect(e.counts("b")[0]).To(Equal(first.counts("b")[0]), "no list")
+	})
+
+	It("lets another type read the server's revision when the first one cannot", func() {
+		first := synced()
+		first.api["a"].FailWatchCalls(func() error { return apierrors.NewForbidden(schema.GroupResource{Resource: "a"}, "", nil) })
+		e := again(first)
+		e.start()
+		defer e.shutdown()
+		Eventually(e.rec.syncFailures).Should(HaveKey("a"))
+		Eventually(func() int { return fences(e.api["b"]) }).Should(Equal(1), "b read the revision")
+		first.api["a"].FailWatchCalls(nil)
+		waitLong(e.rec.last, syncer.InSync)
 	})
 
 	It("refuses a checkpoint path that others could redirect", func() {

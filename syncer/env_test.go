@@ -34,9 +34,10 @@ func fakeType(name string) resources.Type {
 
 func newEnv(names []string, opts ...syncer.Option) *env {
 	e := &env{api: map[string]*syncertest.Resource{}, rec: newRecorder()}
+	revs := syncertest.NewRevisions() // one cluster: one revision, as in etcd
 	for _, n := range names {
 		e.types = append(e.types, fakeType(n))
-		e.api[n] = syncertest.New(schema.GroupResource{Resource: n})
+		e.api[n] = syncertest.New(schema.GroupResource{Resource: n}, syncertest.SharingRevisions(revs))
 	}
 	return e.with(opts...)
 }

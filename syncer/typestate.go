@@ -69,9 +69,10 @@ type typeState struct {
 	observedStatus  SyncStatus
 
 	// resumed: the type resumed from the checkpoint and has not caught up with
-	// fenceRV, the server's revision at start, yet (checkpoint.go).
+	// the server's revision at start yet (checkpoint.go); fence holds that
+	// revision, one for every resumed type.
 	resumed bool
-	fenceRV string
+	fence   *serverRevision
 
 	gen    uint64
 	cancel context.CancelFunc

@@ -38,15 +38,17 @@ type served struct {
 	versions map[string]map[uint64]runtime.Object // objectKey → revision → object
 }
 
-// NewAPI serves types, each from a new, empty Resource. It panics if two types
-// share a name, as syncer.New would refuse them.
+// NewAPI serves types, each from a new, empty Resource; they share one revision
+// counter, as a cluster's types share etcd's. It panics if two types share a name,
+// as syncer.New would refuse them.
 func NewAPI(types ...resources.Type) *API {
 	a := &API{types: make(map[string]*served, len(types))}
+	revs := NewRevisions()
 	for _, t := range types {
 		if _, dup := a.types[t.Name]; dup {
 			panic(fmt.Sprintf("syncertest: type %q given twice", t.Name))
 		}
-		a.types[t.Name] = &served{t: t, r: New(t.GVR.GroupResource()), versions: map[string]map[uint64]runtime.Object{}}
+		a.types[t.Name] = &served{t: t, r: New(t.GVR.GroupResource(), SharingRevisions(revs)), versions: map[string]map[uint64]runtime.Object{}}
 	}
 	return a
 }

@@ -34,7 +34,8 @@ type Resource struct {
 
 	mu              sync.Mutex
 	objects         map[string]*metav1.PartialObjectMetadata
-	rev             uint64
+	clock           *Revisions
+	rev             uint64 // of the last change here: continue tokens are pinned to it
 	calls           []Call
 	watches         []*stream
 	listErr         func() error
@@ -60,9 +61,15 @@ const (
 	ClosedEarly
 )
 
-// New returns an empty fake resource at revision 1.
-func New(gr schema.GroupResource) *Resource {
-	return &Resource{gr: gr, objects: map[string]*metav1.PartialObjectMetadata{}, rev: 1}
+// New returns an empty fake resource. It counts its own revisions from 1 unless
+// it shares a counter (SharingRevisions).
+func New(gr schema.GroupResource, opts ...ResourceOption) *Resource {
+	r := &Resource{gr: gr, objects: map[string]*metav1.PartialObjectMetadata{}, clock: NewRevisions()}
+	for _, o := range opts {
+		o(r)
+	}
+	r.rev = r.clock.Current()
+	return r
 }
 
 // Object builds an object of this fake at the given revision.
@@ -88,14 +95,14 @@ func (r *Resource) Set(names ...string) uint64 {
 			kept++
 			continue
 		}
-		r.rev++
+		r.rev = r.clock.next()
 		objects[n] = Object("", n, r.rev)
 	}
 	if kept < len(r.objects) {
-		r.rev++ // a drop is a change too
+		r.rev = r.clock.next() // a drop is a change too
 	}
 	r.objects = objects
-	return r.rev
+	return r.clock.Current()
 }
 
 // Put stores an object at the next revision and sends Added or Modified to open
@@ -103,7 +110,7 @@ func (r *Resource) Set(names ...string) uint64 {
 func (r *Resource) Put(name string) uint64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.rev++
+	r.rev = r.clock.next()
 	_, exists := r.objects[name]
 	o := Object("", name, r.rev)
 	r.objects[name] = o
@@ -137,7 +144,7 @@ func (r *Resource) SendRaw(e watch.Event) {
 func (r *Resource) Delete(name string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.rev++
+	r.rev = r.clock.next()
 	o, ok := r.objects[name]
 	if !ok {
 		o = Object("", name, r.rev)
@@ -274,7 +281,7 @@ func (r *Resource) ListWithContext(_ context.Context, o metav1.ListOptions) (run
 	if o.Limit > 0 && start+int(o.Limit) < end {
 		end = start + int(o.Limit)
 	}
-	list := &metav1.PartialObjectMetadataList{ListMeta: metav1.ListMeta{ResourceVersion: strconv.FormatUint(r.rev, 10)}}
+	list := &metav1.PartialObjectMetadataList{ListMeta: metav1.ListMeta{ResourceVersion: strconv.FormatUint(r.clock.Current(), 10)}}
 	for _, n := range names[start:end] {
 		list.Items = append(list.Items, *r.objects[n].DeepCopy())
 	}
@@ -313,7 +320,7 @@ func (r *Resource) WatchWithContext(_ context.Context, o metav1.ListOptions) (wa
 		switch r.streamEnd {
 		case WithBookmark:
 			bm := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
-				ResourceVersion: strconv.FormatUint(r.rev, 10),
+				ResourceVersion: strconv.FormatUint(r.clock.Current(), 10),
 				Annotations:     map[string]string{metav1.InitialEventsAnnotationKey: "true"},
 			}}
 			s.ch <- watch.Event{Type: watch.Bookmark, Object: bm}
