@@ -24,10 +24,7 @@ import (
 //  2. Each type watches from its persisted revision: what changed since arrives as
 //     ordinary updates.
 //  3. A type is in sync once its watch reaches the server's current revision,
-//     taken at start by one consistent read that returns no object, for every
-//     type (see fence): etcd's revision is one counter across resources. An
-//     apiserver that stores some resources in another etcd
-//     (--etcd-servers-overrides) breaks that; do not resume such types.
+//     taken at start by a consistent read that returns no object (see fence).
 //  4. A type whose revision expired (410) relists; the list is diffed against the
 //     persisted ledger, so only the difference is reported, in one batch.
 //
@@ -174,7 +171,6 @@ func (s *Syncer) confirmLater(ctx context.Context, err error) {
 func (s *Syncer) loadSnapshot(snap *checkpoint.Snapshot, timing logrus.Fields) {
 	start := time.Now()
 	resumed, objects := 0, 0
-	fence := newServerRevision()
 	for _, ts := range s.types {
 		tsnap := snap.Types[ts.t.Name]
 		if tsnap == nil || tsnap.Revision == "" {
@@ -182,7 +178,6 @@ func (s *Syncer) loadSnapshot(snap *checkpoint.Snapshot, timing logrus.Fields) {
 			continue
 		}
 		ts.resumed, ts.listed, ts.pending, ts.lastRV = true, true, NoList, tsnap.Revision
-		ts.fence = fence
 		resumed++
 	}
 	s.reportStatus() // ResyncInProgress, before the snapshot
@@ -253,21 +248,17 @@ func (s *Syncer) noteRevision(ts *typeState, rv string) {
 	if s.ckpt != nil && s.ckpt.store != nil {
 		s.ckpt.store.Revision(ts.t.Name, rv)
 	}
-	if ts.resumed && ts.fence.rv != "" && revisionAtLeast(rv, ts.fence.rv) {
+	if ts.resumed && ts.fenceRV != "" && revisionAtLeast(rv, ts.fenceRV) {
 		s.caughtUp(ts)
 	}
 }
 
-// fenced records the server's current revision, taken by one resumed type's
-// watcher before its watch, for every resumed type: each one whose revision is
-// already there has caught up (nothing of it happened since).
+// fenced records the server's current revision, taken by a resumed type's watcher
+// before its watch.
 func (s *Syncer) fenced(ts *typeState, rv string) {
-	ts.fence.rv, ts.fence.reader = rv, -1
-	for _, o := range s.types {
-		if o.resumed && revisionAtLeast(o.lastRV, rv) {
-			s.caughtUp(o)
-			s.observe(o)
-		}
+	ts.fenceRV = rv
+	if revisionAtLeast(ts.lastRV, rv) {
+		s.caughtUp(ts) // nothing happened since the checkpoint
 	}
 }
 
@@ -275,7 +266,7 @@ func (s *Syncer) caughtUp(ts *typeState) {
 	if !ts.resumed {
 		return
 	}
-	ts.resumed = false
+	ts.resumed, ts.fenceRV = false, ""
 	if ts.phase == waiting {
 		ts.phase = watching // the fence was the apiserver's answer
 	}
@@ -287,7 +278,7 @@ func (s *Syncer) caughtUp(ts *typeState) {
 // watch cache is off), or they came too late: the type lists instead, diffed
 // against its ledger.
 func (s *Syncer) catchUpEnded(ts *typeState) {
-	if ts.resumed && ts.fence.rv != "" {
+	if ts.resumed && ts.fenceRV != "" {
 		ts.log.WithField("rv", ts.lastRV).Info("No bookmark while catching up; listing to be sure")
 		ts.pending = ListNotCaughtUp
 	}

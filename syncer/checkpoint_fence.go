@@ -22,37 +22,15 @@ const catchUpWatchTimeout = 3
 // fenceName is a name no object of any kind can have.
 const fenceName = ".."
 
-// serverRevision is the server's current revision at a warm start. etcd keeps one
-// revision for every resource, so one consistent read fences every resumed type:
-// the first resumed type to watch takes it, and if that fails, the next one to
-// watch does. A fleet of restarting agents then costs the apiserver one read per
-// agent, not one per type.
-type serverRevision struct {
-	rv     string // "" until read
-	reader int    // index of the type reading it; -1: none
-}
-
-func newServerRevision() *serverRevision { return &serverRevision{reader: -1} }
-
 // planResume adds to p what a resumed type needs until it has caught up: the
-// server's current revision first, if no other type is reading it, and watches
-// that end soon, so that a bookmark says how far they got. A new generation of
-// the reader voids its read.
+// server's current revision first (once), and watches that end soon, so that a
+// bookmark says how far they got.
 func (ts *typeState) planResume(p *plan, w *watcher) {
-	f := ts.fence
-	if f == nil {
-		return
-	}
-	if f.reader == ts.idx {
-		f.reader = -1
-	}
 	if !ts.resumed || p.list {
 		return
 	}
+	p.fence = ts.fenceRV == ""
 	w.catchUp = true
-	if f.rv == "" && f.reader < 0 {
-		f.reader, p.fence = ts.idx, true
-	}
 }
 
 // fenceThenWatch takes the server's current revision, tells the loop, then watches
@@ -77,9 +55,7 @@ func (w *watcher) fenceThenWatch(ctx context.Context, rv string) {
 // because the apiserver was down for a while. Anything else is handled as the
 // watch's own failure would be.
 func (s *Syncer) fenceFailed(ctx context.Context, ts *typeState, ev event) {
-	ts.fence.reader = -1
 	if classify(ev.err) != transient {
-		s.handOverFence(ctx, ts) // first, so that ts's next attempt finds a reader
 		s.fail(ctx, ts, ev)
 		return
 	}
@@ -90,22 +66,8 @@ func (s *Syncer) fenceFailed(ctx context.Context, ts *typeState, ev event) {
 	ts.start(ctx, s.events, delay)
 }
 
-// handOverFence restarts the watch of a resumed type that is (about to be) watching, so that it
-// reads the server's revision in place of a type that could not (refused, missing
-// or expired): the others would otherwise learn it only when their short watches
-// end.
-func (s *Syncer) handOverFence(ctx context.Context, from *typeState) {
-	for _, o := range s.types {
-		if o != from && o.resumed && o.fence.rv == "" && o.fence.reader < 0 && (o.phase == watching || o.phase == waiting) {
-			o.stop()
-			o.start(ctx, s.events, 0)
-			return
-		}
-	}
-}
-
-// fence returns the revision of a consistent read of the type (the cluster's
-// current revision), without reading any object and without a LIST: a streaming list (a watch with sendInitialEvents and
+// fence returns the revision of a consistent read of the type, without reading any
+// object and without a LIST: a streaming list (a watch with sendInitialEvents and
 // no resourceVersion, which the apiserver serves once its watch cache has reached
 // etcd's current revision) restricted to a name no object has. Its only event is
 // the initial-events-end bookmark, at that revision. A server that refuses

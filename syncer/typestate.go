@@ -69,10 +69,9 @@ type typeState struct {
 	observedStatus  SyncStatus
 
 	// resumed: the type resumed from the checkpoint and has not caught up with
-	// the server's revision at start yet (checkpoint.go); fence holds that
-	// revision, one for every resumed type.
+	// fenceRV, the server's revision at start, yet (checkpoint.go).
 	resumed bool
-	fence   *serverRevision
+	fenceRV string
 
 	gen    uint64
 	cancel context.CancelFunc

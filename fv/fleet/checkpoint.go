@@ -8,6 +8,3 @@ import (
 // with the checkpoint's defaults (a background write at most every 2 s, and one
 // at Stop).
 func checkpointOption(path string) (syncer.Option, error) { return syncer.WithCheckpoint(path), nil }
-
-// checkpointAvailable reports whether warm starts can be measured.
-const checkpointAvailable = true

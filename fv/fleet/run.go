@@ -102,7 +102,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 		o.Dir = dir
 	}
-	rep := &Report{Options: o, Machine: bench.ReadMachine(), Started: time.Now(), Checkpoint: checkpointAvailable}
+	rep := &Report{Options: o, Machine: bench.ReadMachine(), Started: time.Now()}
 
 	cpLog, err := os.Create(filepath.Join(o.Dir, "controlplane.log"))
 	if err != nil {
@@ -246,11 +246,7 @@ func (r *runner) all(ctx context.Context, log logrus.FieldLogger) error {
 
 // kubesync runs the kubesync fleet's runs and stops it.
 func (r *runner) kubesync(ctx context.Context, n int, log logrus.FieldLogger) error {
-	stateDir := ""
-	if checkpointAvailable {
-		stateDir = filepath.Join(r.o.Dir, "state")
-	}
-	ks, err := newFleet(KindKubesync, n, r.env, stateDir, log)
+	ks, err := newFleet(KindKubesync, n, r.env, filepath.Join(r.o.Dir, "state"), log)
 	if err != nil {
 		return err
 	}
@@ -266,10 +262,8 @@ func (r *runner) kubesync(ctx context.Context, n int, log logrus.FieldLogger) er
 	if err := r.rolling(ctx, RunRollingCold, ks, false); err != nil {
 		return err
 	}
-	if checkpointAvailable {
-		if err := r.rolling(ctx, RunRollingWarm, ks, true); err != nil {
-			return err
-		}
+	if err := r.rolling(ctx, RunRollingWarm, ks, true); err != nil {
+		return err
 	}
 	if r.o.APIServerRestart {
 		return r.apiServerRestart(ctx, RunRestartKubesync, ks)
