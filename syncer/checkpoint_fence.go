@@ -66,6 +66,11 @@ func (s *Syncer) fenceFailed(ctx context.Context, ts *typeState, ev event) {
 	ts.start(ctx, s.events, delay)
 }
 
+// fence is per type: an apiserver's watch cache of one resource catches up with
+// etcd's revision only when that resource is read consistently, so a bookmark of
+// a type that was not read so may stay behind the revision another type's read
+// returned.
+//
 // fence returns the revision of a consistent read of the type, without reading any
 // object and without a LIST: a streaming list (a watch with sendInitialEvents and
 // no resourceVersion, which the apiserver serves once its watch cache has reached
