@@ -33,9 +33,9 @@ type Broker struct {
 
 var _ syncer.Callbacks = (*Broker)(nil)
 
-// NewBroker returns a Broker with an empty Store behind it.
-func NewBroker() *Broker {
-	return &Broker{store: NewStore(), subs: map[*Subscription]struct{}{}}
+// NewBroker returns a Broker with an empty Store behind it, made with opts.
+func NewBroker(opts ...StoreOption) *Broker {
+	return &Broker{store: NewStore(opts...), subs: map[*Subscription]struct{}{}}
 }
 
 // Store returns the Store that holds the broker's current state. It is for

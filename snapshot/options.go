@@ -7,6 +7,7 @@ type subscribeOptions struct {
 	kinds    map[string]bool
 	lagLimit int
 	chunk    int
+	lazy     bool // WithLazyValues (lazy.go)
 }
 
 // defaultSnapshotBatch is how many keys of a snapshot go in one batch by default.

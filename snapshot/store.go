@@ -14,6 +14,10 @@ import (
 // Store is a syncer.Callbacks that keeps the current value of every key, by kind.
 // It is safe for any number of concurrent readers.
 //
+// A lazy value (*resources.Raw, from a syncer made with syncer.WithLazyValues) is
+// kept as its protobuf bytes and decoded on Get and List, which therefore return
+// the decoded object, as a Store fed decoded values does (see WithDecodedValues).
+//
 // A batch is applied in place under the write lock: during a relist the Store holds
 // the old state plus the relist's changes, never two full copies.
 //
@@ -25,6 +29,8 @@ type Store struct {
 	kinds  map[string]*btree.BTreeG[*entry]
 	status syncer.SyncStatus
 	onSync chan struct{}
+	// decoded: decode lazy values as they arrive (WithDecodedValues).
+	decoded bool
 }
 
 // entry is one key's value; the kind is the tree it lives in. Trees hold
@@ -38,11 +44,19 @@ type entry struct {
 	uid             types.UID
 }
 
+// kv is the entry's KVPair, its value as stored (lazy or not).
 func (e *entry) kv(kind string) resources.KVPair {
 	return resources.KVPair{
 		Key:   resources.Key{Kind: kind, Namespace: e.namespace, Name: e.name},
 		Value: e.value, Revision: e.revision, UID: e.uid,
 	}
+}
+
+// decodedKV is the entry's KVPair with its value decoded.
+func (e *entry) decodedKV(kind string) resources.KVPair {
+	kv := e.kv(kind)
+	kv.Value = decoded(kv.Value)
+	return kv
 }
 
 func entryLess(a, b *entry) bool {
@@ -59,8 +73,12 @@ const treeDegree = 32
 var _ syncer.Callbacks = (*Store)(nil)
 
 // NewStore returns an empty Store.
-func NewStore() *Store {
-	return &Store{kinds: map[string]*btree.BTreeG[*entry]{}, onSync: make(chan struct{})}
+func NewStore(opts ...StoreOption) *Store {
+	s := &Store{kinds: map[string]*btree.BTreeG[*entry]{}, onSync: make(chan struct{})}
+	for _, opt := range opts {
+		opt(s)
+	}
+	return s
 }
 
 // OnUpdates applies a batch atomically.
@@ -84,7 +102,11 @@ func (s *Store) OnUpdates(updates []syncer.Update) {
 			t = btree.NewG(treeDegree, entryLess)
 			s.kinds[k.Kind] = t
 		}
-		t.ReplaceOrInsert(&entry{namespace: k.Namespace, name: k.Name, value: u.Value, revision: u.Revision, uid: u.UID})
+		v := u.Value
+		if s.decoded {
+			v = decoded(v)
+		}
+		t.ReplaceOrInsert(&entry{namespace: k.Namespace, name: k.Name, value: v, revision: u.Revision, uid: u.UID})
 	}
 }
 
@@ -112,7 +134,7 @@ func (s *Store) Status() syncer.SyncStatus {
 // Synced is closed once the syncer first reports InSync.
 func (s *Store) Synced() <-chan struct{} { return s.onSync }
 
-// Get returns the current value of key.
+// Get returns the current value of key, decoded.
 func (s *Store) Get(key resources.Key) (resources.KVPair, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -124,11 +146,12 @@ func (s *Store) Get(key resources.Key) (resources.KVPair, bool) {
 	if !ok {
 		return resources.KVPair{}, false
 	}
-	return e.kv(key.Kind), true
+	return e.decodedKV(key.Kind), true
 }
 
-// List returns every current value of one kind, ordered by namespace and name.
-// The values are shared with the Store: treat them as read-only.
+// List returns every current value of one kind, ordered by namespace and name,
+// decoded. Values the Store keeps decoded are shared with it: treat them as
+// read-only.
 func (s *Store) List(kind string) []resources.KVPair {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -138,7 +161,7 @@ func (s *Store) List(kind string) []resources.KVPair {
 	}
 	out := make([]resources.KVPair, 0, t.Len())
 	t.Ascend(func(e *entry) bool {
-		out = append(out, e.kv(kind))
+		out = append(out, e.decodedKV(kind))
 		return true
 	})
 	return out

@@ -41,6 +41,7 @@ type Subscription struct {
 	kinds    map[string]bool // nil: every kind
 	lagLimit int
 	chunk    int
+	lazy     bool       // hand on lazy values as they are
 	batches  chan Batch // nil for a Callbacks subscriber
 	done     chan struct{}
 	stop     chan struct{} // closed when dropped
@@ -60,7 +61,7 @@ func newSubscription(b *Broker, opts []SubscribeOption) *Subscription {
 		opt(&o)
 	}
 	return &Subscription{
-		broker: b, kinds: o.kinds, lagLimit: o.lagLimit, chunk: o.chunk,
+		broker: b, kinds: o.kinds, lagLimit: o.lagLimit, chunk: o.chunk, lazy: o.lazy,
 		done: make(chan struct{}), stop: make(chan struct{}), wake: make(chan struct{}, 1),
 	}
 }
@@ -214,6 +215,7 @@ func (s *Subscription) loop(ctx context.Context, deliver func(Batch)) error {
 			}
 			continue
 		}
+		s.decode(b.Updates)
 		if deliver != nil {
 			deliver(b)
 			continue
@@ -221,6 +223,15 @@ func (s *Subscription) loop(ctx context.Context, deliver func(Batch)) error {
 		if err := s.send(ctx, b, chunk); err != nil {
 			return err
 		}
+	}
+}
+
+// decode decodes the lazy values of a batch about to be handed on, in place,
+// unless the subscriber takes lazy values. It runs on the subscription's own
+// goroutine, outside its lock: the batch is no longer shared with the broker.
+func (s *Subscription) decode(ups []syncer.Update) {
+	if !s.lazy {
+		decodeAll(ups)
 	}
 }
 
@@ -238,6 +249,7 @@ func (s *Subscription) send(ctx context.Context, b Batch, snapshot bool) error {
 		case <-s.wake:
 			if !snapshot {
 				b = s.absorb(b)
+				s.decode(b.Updates)
 			}
 		case <-s.stop:
 			return nil

@@ -63,6 +63,7 @@ type config struct {
 	clock                clock.WithDelayedExecution
 	checkpointPath       string // WithCheckpoint (checkpoint.go)
 	checkpointOpts       []checkpoint.Option
+	lazyValues           bool // WithLazyValues (lazy.go)
 	// decodes counts the objects decoded in full, shared by every watcher.
 	decodes *atomic.Int64
 }

@@ -107,9 +107,9 @@ func (w *watcher) convertRaw(r *rawObject) object {
 		o.src = &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: r.meta.Name,
 			Namespace: r.meta.Namespace, UID: o.uid, ResourceVersion: o.rev}}
 	case w.ledger != nil && w.ledger.known(o.id, o.rev):
-		o.decode = func() object { return w.decodeRaw(r) }
+		o.decode = func() object { return w.valueOf(r) }
 	default:
-		o = w.decodeRaw(r)
+		o = w.valueOf(r)
 	}
 	return o
 }

@@ -111,6 +111,9 @@ func (ts *typeState) start(ctx context.Context, events chan<- event, delay time.
 		events: events,
 		ledger: ts.ledger,
 	}
+	if rs, ok := ts.lw.(rawSource); ok && ts.cfg.lazyValues {
+		w.lazyDecode = lazyDecoder(rs, ts.cfg.decodes)
+	}
 	p := plan{list: ts.pending != NoList, rv: ts.lastRV, delay: delay, strategy: ts.strategy}
 	ts.planResume(&p, w)
 	if p.list {

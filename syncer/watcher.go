@@ -87,6 +87,8 @@ type watcher struct {
 	catchUp bool
 	// ledger is the type's, read (known) to skip decoding unchanged objects.
 	ledger *ledger
+	// lazyDecode decodes the type's lazy values; set with WithLazyValues.
+	lazyDecode func([]byte) (runtime.Object, error)
 }
 
 func (w *watcher) run(ctx context.Context, p plan) {

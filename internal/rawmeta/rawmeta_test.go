@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
@@ -97,5 +98,36 @@ func TestWatchEventBookmark(t *testing.T) {
 func TestUnwrapRejectsJSON(t *testing.T) {
 	if _, _, err := rawmeta.Unwrap([]byte(`{"kind":"ConfigMap"}`)); !errors.Is(err, rawmeta.ErrNotProtobuf) {
 		t.Errorf("Unwrap(JSON) = %v, want ErrNotProtobuf", err)
+	}
+}
+
+func TestStripManagedFields(t *testing.T) {
+	cm := configMap("one", "42")
+	_, msg, err := rawmeta.Unwrap(encode(t, &cm))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stripped, err := rawmeta.StripManagedFields(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stripped) >= len(msg) || cap(stripped) != len(stripped) {
+		t.Fatalf("stripped is %d bytes (cap %d) of %d", len(stripped), cap(stripped), len(msg))
+	}
+	var got corev1.ConfigMap
+	if err := got.Unmarshal(stripped); err != nil {
+		t.Fatal(err)
+	}
+	want := cm
+	want.TypeMeta, want.ManagedFields = metav1.TypeMeta{}, nil
+	if !equality.Semantic.DeepEqual(got, want) {
+		t.Fatalf("decoded %+v, want %+v", got, want)
+	}
+	again, err := rawmeta.StripManagedFields(stripped)
+	if err != nil || !bytes.Equal(again, stripped) || &again[0] == &stripped[0] {
+		t.Fatalf("stripping again: %v, equal %v; want an equal copy", err, bytes.Equal(again, stripped))
+	}
+	if _, err := rawmeta.StripManagedFields(msg[:len(msg)-3]); err == nil {
+		t.Error("a truncated message stripped without error")
 	}
 }

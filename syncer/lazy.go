@@ -1,0 +1,68 @@
+package syncer
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubesync/kubesync/internal/rawmeta"
+	"github.com/kubesync/kubesync/resources"
+)
+
+// WithLazyValues hands on values undecoded where the raw path allows it: every
+// object of a built-in type read as protobuf and converted with the default
+// conversion arrives in KVPair.Value as a *resources.Raw (its protobuf bytes,
+// managed fields stripped, and its decoder) instead of the typed object. The
+// syncer then decodes nothing in full for such a type, and a consumer decodes
+// what it reads (Raw.Object); snapshot.Store keeps the bytes and decodes on Get.
+//
+// Objects that arrive decoded (custom types, a type with its own conversion, a
+// type whose raw path fell back to the typed client) keep decoded values, and
+// KeysOnly types keep nil ones. With WithCheckpoint, each changed object is still
+// decoded once, for the checkpoint.
+//
+// Default: off, values are decoded, because a consumer may type-assert
+// KVPair.Value to the typed object (*corev1.Pod, ...), which a Raw is not.
+func WithLazyValues() Option { return func(c *config) { c.lazyValues = true } }
+
+// lazy reports whether the watcher hands on lazy values.
+func (w *watcher) lazy() bool {
+	return w.lazyDecode != nil && w.t.HasDefaultConvert() && !w.t.KeysOnly
+}
+
+// valueOf is the object a changed raw object becomes: decoded and converted, or
+// with lazy values a Raw of its bytes.
+func (w *watcher) valueOf(r *rawObject) object {
+	if !w.lazy() {
+		return w.decodeRaw(r)
+	}
+	o := r.identity()
+	data, err := rawmeta.StripManagedFields(r.msg)
+	if err != nil {
+		o.raw, o.err = r, fmt.Errorf("%s: decode %s: %w", w.t.Name, o.id, err)
+		return o
+	}
+	o.kvs = []resources.KVPair{{Key: w.t.KeyFor(r.meta.Namespace, r.meta.Name),
+		Value: resources.NewRaw(data, w.lazyDecode), Revision: o.rev, UID: o.uid}}
+	if w.cfg.checkpointPath != "" {
+		// The checkpoint records typed objects: decode this one for it.
+		if d := w.decodeRaw(r); d.err == nil {
+			o.src = d.src
+		}
+	}
+	return o
+}
+
+// lazyDecoder decodes the Raw values of one type, counting each full decode. It
+// holds the type's raw source only, so a value kept downstream pins no watcher.
+func lazyDecoder(src rawSource, decodes *atomic.Int64) func([]byte) (runtime.Object, error) {
+	return func(data []byte) (runtime.Object, error) {
+		obj, err := (&rawObject{msg: data, src: src}).decode()
+		if err != nil {
+			return nil, err
+		}
+		decodes.Add(1)
+		return obj, nil
+	}
+}
