@@ -25,7 +25,7 @@ import (
 var _ = Describe("Store.Get against an informer", func() {
 	It("holds, for every bundled type, the value the informer holds (managed fields stripped)", func(ctx SpecContext) {
 		srv := newServer()
-		defer srv.Close()
+		DeferCleanup(srv.Close)
 		for _, t := range resources.All() {
 			u := samples.Object(t, "ns", "sample")
 			u.SetUID(types.UID("uid-" + t.Name))
@@ -43,19 +43,31 @@ var _ = Describe("Store.Get against an informer", func() {
 		}
 		clients := srv.clients()
 
-		store := snapshot.NewStore()
 		log := logrus.New()
 		log.SetOutput(io.Discard)
 		lws := map[string]cache.ListerWatcherWithContext{}
-		s, err := syncer.New(nil, resources.All(), store, syncer.WithLogger(log),
-			syncer.WithListerWatcher(func(t resources.Type) (cache.ListerWatcherWithContext, error) {
-				lws[t.Name] = t.ListerWatcher(clients)
-				return lws[t.Name], nil
-			}))
-		Expect(err).NotTo(HaveOccurred())
 		sctx, cancel := context.WithCancel(context.Background())
-		defer func() { cancel(); s.Stop() }()
-		s.Start(sctx)
+		defer cancel()
+		// One syncer hands on decoded values, the other lazy ones, which its Store
+		// keeps as bytes and decodes on Get.
+		run := func(opts ...syncer.Option) (*snapshot.Store, *syncer.Syncer) {
+			store := snapshot.NewStore()
+			s, err := syncer.New(nil, resources.All(), store, append([]syncer.Option{syncer.WithLogger(log),
+				syncer.WithListerWatcher(func(t resources.Type) (cache.ListerWatcherWithContext, error) {
+					lws[t.Name] = t.ListerWatcher(clients)
+					return lws[t.Name], nil
+				})}, opts...)...)
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(s.Stop)
+			s.Start(sctx)
+			Eventually(store.Status).Should(Equal(syncer.InSync))
+			return store, s
+		}
+		store, _ := run()
+		lazyStore, lazySyncer := run(syncer.WithLazyValues())
+		// Custom types arrive decoded (JSON); no built-in value is decoded at sync.
+		Expect(syncer.Decodes(lazySyncer)).To(BeEquivalentTo(len(resources.Calico())),
+			"a Store of lazy values decodes no built-in object at sync")
 
 		typed := informers.NewSharedInformerFactory(clients.Typed, 0)
 		dyn := dynamicinformer.NewDynamicSharedInformerFactory(clients.Dynamic, 0)
@@ -72,7 +84,6 @@ var _ = Describe("Store.Get against an informer", func() {
 		dyn.Start(sctx.Done())
 		typed.WaitForCacheSync(sctx.Done())
 		dyn.WaitForCacheSync(sctx.Done())
-		Eventually(store.Status).Should(Equal(syncer.InSync))
 
 		for _, t := range resources.All() {
 			key := "sample"
@@ -97,9 +108,13 @@ var _ = Describe("Store.Get against an informer", func() {
 			} else {
 				Expect(t.GVR.Group).To(Equal(resources.CalicoGroupVersion.Group), t.Name)
 			}
-			kv, ok := store.Get(t.KeyFor(ns, "sample"))
-			Expect(ok).To(BeTrue(), t.Name)
-			Expect(kv.Value).To(Equal(want), t.Name)
+			for _, st := range []*snapshot.Store{store, lazyStore} {
+				kv, ok := st.Get(t.KeyFor(ns, "sample"))
+				Expect(ok).To(BeTrue(), t.Name)
+				Expect(kv.Value).To(Equal(want), t.Name)
+			}
 		}
+		Expect(syncer.Decodes(lazySyncer)).To(BeEquivalentTo(len(resources.All())),
+			"each built-in value decoded once, by its Get")
 	})
 })

@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/sirupsen/logrus"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubesync/kubesync/resources"
@@ -23,19 +24,19 @@ var _ = Describe("the raw protobuf path", func() {
 		stop context.CancelFunc
 	)
 
-	start := func(t resources.Type, strategy syncer.InitialList) {
+	start := func(t resources.Type, strategy syncer.InitialList, opts ...syncer.Option) {
 		srv = newPBServer(objects)
 		rec = newRecorder()
 		log := logrus.New()
 		log.SetOutput(io.Discard)
 		clients := resources.Clients{Typed: srv.clientset()}
 		var err error
-		s, err = syncer.New(nil, []resources.Type{t}, rec,
+		s, err = syncer.New(nil, []resources.Type{t}, rec, append([]syncer.Option{
 			syncer.WithLogger(log), syncer.WithInitialList(strategy), syncer.WithPageSize(50),
 			syncer.WithBackoff(testBackoff),
 			syncer.WithListerWatcher(func(t resources.Type) (cache.ListerWatcherWithContext, error) {
 				return t.ListerWatcher(clients), nil
-			}))
+			})}, opts...)...)
 		Expect(err).NotTo(HaveOccurred())
 		var ctx context.Context
 		ctx, stop = context.WithCancel(context.Background())
@@ -76,6 +77,36 @@ var _ = Describe("the raw protobuf path", func() {
 			Expect(s.Relist(context.Background(), resources.ConfigMaps.Name)).To(Succeed())
 			Eventually(func() []string { return rec.updatesSince(mark) }).Should(HaveLen(objects / 100))
 			Expect(syncer.Decodes(s)).To(BeZero())
+		})
+
+		It("with lazy values decodes nothing at sync, and then only what the consumer reads, "+strategy.String(), func() {
+			start(resources.ConfigMaps, strategy, syncer.WithLazyValues())
+			Expect(syncer.Decodes(s)).To(BeZero())
+			var lazy []*resources.Raw
+			for _, b := range rec.batches() {
+				for _, u := range b {
+					r, ok := u.Value.(*resources.Raw)
+					Expect(ok).To(BeTrue(), "%s: %T", u.Key, u.Value)
+					lazy = append(lazy, r)
+				}
+			}
+			Expect(lazy).To(HaveLen(objects))
+
+			const read = 7
+			for _, r := range lazy[:read] {
+				obj, err := r.Object()
+				Expect(err).NotTo(HaveOccurred())
+				cm := obj.(*corev1.ConfigMap)
+				Expect(cm.Data).To(HaveKey("k"))
+				Expect(cm.ManagedFields).To(BeNil())
+			}
+			Expect(syncer.Decodes(s)).To(BeEquivalentTo(read))
+
+			srv.change(objects / 100)
+			mark := rec.mark()
+			Expect(s.Relist(context.Background(), resources.ConfigMaps.Name)).To(Succeed())
+			Eventually(func() []string { return rec.updatesSince(mark) }).Should(HaveLen(objects / 100))
+			Expect(syncer.Decodes(s)).To(BeEquivalentTo(read), "a relist decodes nothing either")
 		})
 	}
 })
