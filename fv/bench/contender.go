@@ -43,7 +43,7 @@ var Contenders = []string{KubesyncNoStore, KubesyncPaged, KubesyncStore, Informe
 var contenderLabels = map[string]string{
 	KubesyncNoStore: "(a) kubesync, no store",
 	KubesyncPaged:   "(a-paged) kubesync, no store, paged",
-	KubesyncStore:   "(b) kubesync + snapshot.Store",
+	KubesyncStore:   "(b) kubesync + snapshot.Store (lazy values)",
 	Informer:        "(c) client-go informer",
 	InformerStrip:   "(d) informer, managed fields stripped",
 	PagedList:       "(e) paged list, pages dropped",
@@ -258,7 +258,7 @@ type tracker struct {
 	seen       map[string]struct{}
 	needInSync bool // the contender's own status must be InSync too
 	inSync     bool
-	leftInSync bool
+	relisted   bool // a list started after arm (kubesync's Observer)
 	done       chan struct{}
 	doneAt     time.Time
 }
@@ -272,7 +272,7 @@ func (t *tracker) arm(token string, expected int) {
 	defer t.mu.Unlock()
 	t.token, t.expected = token, expected
 	t.seen = map[string]struct{}{}
-	t.leftInSync = false
+	t.relisted = false
 	t.done, t.doneAt = make(chan struct{}), time.Time{}
 	t.armed.Store(true)
 	t.checkLocked()
@@ -294,12 +294,27 @@ func (t *tracker) observe(obj any) {
 func (t *tracker) status(inSync bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.inSync && !inSync && t.armed.Load() {
-		t.leftInSync = true
-	}
 	t.inSync = inSync
 	t.checkLocked()
 }
+
+// listStarted records that the syncer started a list. Its aggregate status stays
+// InSync through a relist, so the list itself is what shows a relist happened.
+func (t *tracker) listStarted() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.armed.Load() {
+		t.relisted = true
+	}
+}
+
+// relistObserver tells the tracker when a type starts a list.
+type relistObserver struct {
+	syncer.NopObserver
+	tr *tracker
+}
+
+func (o relistObserver) Listing(string, syncer.ListReason) { o.tr.listStarted() }
 
 func (t *tracker) checkLocked() {
 	if !t.armed.Load() || len(t.seen) < t.expected || (t.needInSync && !t.inSync) {
@@ -368,7 +383,8 @@ func (k *kubesyncCallbacks) OnUpdates(ups []syncer.Update) {
 	if k.tr.armed.Load() {
 		for i := range ups {
 			if ups[i].Value != nil {
-				k.tr.observe(ups[i].Value)
+				v, _ := resources.Decoded(ups[i].Value) // a lazy value: read it, as a consumer would
+				k.tr.observe(v)
 			}
 		}
 	}
@@ -383,7 +399,9 @@ func newKubesync(kind string, wl *workload, cfg *rest.Config) (*kubesync, error)
 	typ := wl.typ
 	switch kind {
 	case KubesyncStore:
+		// The compact Store: values arrive lazy and are kept as their bytes.
 		cb.store = snapshot.NewStore()
+		opts = append(opts, syncer.WithLazyValues())
 	case KubesyncPaged:
 		opts = append(opts, syncer.WithInitialList(syncer.Paged))
 	default:
@@ -396,7 +414,7 @@ func newKubesync(kind string, wl *workload, cfg *rest.Config) (*kubesync, error)
 			opts = append(opts, x...)
 		}
 	}
-	opts = append(opts, syncer.WithPageSize(pageSize))
+	opts = append(opts, syncer.WithPageSize(pageSize), syncer.WithObserver(relistObserver{tr: cb.tr}))
 	s, err := syncer.New(cfg, append([]resources.Type{typ}, wl.types()[1:]...), cb, opts...)
 	if err != nil {
 		return nil, err
@@ -428,7 +446,7 @@ func (k *kubesync) arm(token string, expected int) { k.cb.tr.arm(token, expected
 func (k *kubesync) relisted(ctx context.Context) (time.Time, int, bool, error) {
 	at, n, err := k.cb.tr.wait(ctx)
 	k.cb.tr.mu.Lock()
-	saw := k.cb.tr.leftInSync
+	saw := k.cb.tr.relisted
 	k.cb.tr.mu.Unlock()
 	return at, n, saw, err
 }

@@ -23,8 +23,8 @@ type Message struct {
 	RelistSeconds float64 `json:"relist_seconds,omitempty"`
 	RelistPeakRSS uint64  `json:"relist_peak_rss,omitempty"`
 	Changed       int     `json:"changed,omitempty"`
-	// Relisted says the contender saw a relist happen: kubesync's status left
-	// InSync. Informers and the paged list always relist: the changed objects
+	// Relisted says the contender saw a relist happen: kubesync's Observer heard
+	// a type start a list after the relist was armed. Informers and the paged list always relist: the changed objects
 	// can reach them by no other way.
 	Relisted bool `json:"relisted,omitempty"`
 
