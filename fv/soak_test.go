@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubesync/kubesync/crds"
 	"github.com/kubesync/kubesync/fv/consistency"
+	"github.com/kubesync/kubesync/fv/footprint"
 	"github.com/kubesync/kubesync/fv/harness"
 	"github.com/kubesync/kubesync/internal/bounds"
 	"github.com/kubesync/kubesync/internal/samples"
@@ -44,7 +45,7 @@ var _ = Describe("Leak soak", Label("soak"), Ordered, func() {
 		s          *syncer.Syncer
 		m          *consistency.Mirror
 		obs        *observer
-		logs       *logCounter
+		logs       *footprint.LogCounter
 		churnedCRD *apiextensionsv1.CustomResourceDefinition
 		baseline   map[string]float64
 		duration   time.Duration
@@ -89,13 +90,13 @@ var _ = Describe("Leak soak", Label("soak"), Ordered, func() {
 
 		// A logger that keeps counts, not lines: hours of log lines in the
 		// GinkgoWriter's buffer would be heap growth of the test, not the syncer.
-		logs = newLogCounter()
+		logs = footprint.NewLogCounter(GinkgoWriter)
 		started = time.Now()
 		// The CRD churns every few seconds: a watch that lives 2 s counts as healthy
 		// here, or the churned type's backoff would grow past the churn's waits.
 		ckptOpts, path := soakCheckpoint()
 		ckptPath = path
-		s, m, obs = run(p.Config(), types, append(ckptOpts, syncer.WithLogger(logs.logger()), syncer.WithMinWatchLife(2*time.Second))...)
+		s, m, obs = run(p.Config(), types, append(ckptOpts, syncer.WithLogger(logs.Logger()), syncer.WithMinWatchLife(2*time.Second))...)
 		inSync(m)
 		Expect(m.SyncFailures()).To(HaveKeyWithValue(missing.Name, Satisfy(apierrors.IsNotFound)))
 		consistent(ctx, c.Config(), m, types)
@@ -162,8 +163,8 @@ var _ = Describe("Leak soak", Label("soak"), Ordered, func() {
 			consistent(ctx, c.Config(), m, types)
 		}
 		figures := func() soakFigures {
-			fig := soakFigures{at: time.Since(started), census: settledCensus()}
-			fig.heapAlloc, fig.heapInuse = heapAfterGC()
+			fig := soakFigures{at: time.Since(started), census: footprint.Settled()}
+			fig.heapAlloc, fig.heapInuse = footprint.HeapAfterGC()
 			return fig
 		}
 
@@ -209,9 +210,9 @@ var _ = Describe("Leak soak", Label("soak"), Ordered, func() {
 				}
 				// One short line a minute: the GinkgoWriter keeps them all in the heap.
 				soakPrintf("%s | faults %v | most open watches of a type: apiserver %g, proxy %g; overlaps %d in %d samples | syncer warnings %d | checkpoint %d bytes",
-					fig, f.done(), apiMax.top(), proxyMax.top(), overlaps, samplesTaken, logs.warnings(), fileSize(ckptPath))
-				Expect(fig.census.syncer).To(Equal(syncerGoroutines), "the syncer's goroutines")
-				Expect(fig.census.streams).To(Equal(len(present)), "one stream watcher per present type")
+					fig, f.done(), apiMax.top(), proxyMax.top(), overlaps, samplesTaken, logs.Warnings(), fileSize(ckptPath))
+				Expect(fig.census.Syncer).To(Equal(syncerGoroutines), "the syncer's goroutines")
+				Expect(fig.census.Streams).To(Equal(len(present)), "one stream watcher per present type")
 				mark += time.Minute
 			}
 			if time.Since(started) >= duration {
@@ -228,9 +229,9 @@ var _ = Describe("Leak soak", Label("soak"), Ordered, func() {
 		quiesce()
 		Eventually(func(g Gomega) {
 			end = figures()
-			g.Expect(end.census.others()).To(Equal(first.census.others()),
-				"goroutines (less the test's HTTP/2 connections) at the end vs minute 1:\n%s", end.census.diff(first.census))
-			g.Expect(end.census.syncer).To(Equal(syncerGoroutines))
+			g.Expect(end.census.Others()).To(Equal(first.census.Others()),
+				"goroutines (less the test's HTTP/2 connections) at the end vs minute 1:\n%s", end.census.Diff(first.census))
+			g.Expect(end.census.Syncer).To(Equal(syncerGoroutines))
 			g.Expect(int64(end.heapAlloc)-int64(first.heapAlloc)).To(BeNumerically("<", 1<<20), "heap growth after GC")
 		}).WithTimeout(2 * time.Minute).WithPolling(5 * time.Second).Should(Succeed())
 		f.stop()
@@ -246,7 +247,7 @@ var _ = Describe("Leak soak", Label("soak"), Ordered, func() {
 			Expect(obs.reasons(t.Name)["forced"]).To(BeNumerically(">=", 1), "%s relisted", t.Name)
 		}
 		Expect(obs.reasons(churned.Name)["reappeared"]).To(BeNumerically(">=", done["churn"]/2),
-			"%s relisted on reappearing; lists by reason %v; syncer log: %s", churned.Name, obs.reasons(churned.Name), logs.summary())
+			"%s relisted on reappearing; lists by reason %v; syncer log: %s", churned.Name, obs.reasons(churned.Name), logs.Summary())
 		Expect(apiMax[missing.Name]).To(BeZero(), "the missing type never watches")
 		missingRequests := p.Requests(missing.GVR.Group, missing.GVR.Resource, "list") + p.Requests(missing.GVR.Group, missing.GVR.Resource, "watch")
 		missingBound := bounds.MaxAttempts(syncer.DefaultBackoff(), time.Since(started))
@@ -259,11 +260,11 @@ var _ = Describe("Leak soak", Label("soak"), Ordered, func() {
 			"faults done %v; %s requests %d (bound %d)\n"+
 			"checkpoint file: minute 1 %d bytes, end %d bytes\n"+
 			"syncer log: %s",
-			duration, first.census.total, first.census.syncer, first.census.h2conns, end.census.total, end.census.syncer, end.census.h2conns,
+			duration, first.census.Total, first.census.Syncer, first.census.H2Conns, end.census.Total, end.census.Syncer, end.census.H2Conns,
 			mib(first.heapAlloc), mib(first.heapInuse), mib(end.heapAlloc), mib(end.heapInuse),
 			float64(int64(end.heapAlloc)-int64(first.heapAlloc))/(1<<20),
 			samplesTaken, apiMax, proxyMax, overlaps, done, missing.Name, missingRequests, missingBound,
-			firstFile, fileSize(ckptPath), logs.summary())
+			firstFile, fileSize(ckptPath), logs.Summary())
 		soakPrintf("summary:\n%s", summary)
 		AddReportEntry("soak summary", ReportEntryVisibilityAlways, summary)
 	})

@@ -1,14 +1,15 @@
 package chaos
 
 import (
-	"bytes"
 	"fmt"
-	"runtime"
+
+	"github.com/kubesync/kubesync/fv/footprint"
 )
 
 // Footprint is the process's goroutines and live heap at one moment.
 type Footprint struct {
-	// Goroutines counts them all; Syncer those running the syncer's code.
+	// Goroutines counts them all; Syncer those of the syncer: its own and the
+	// readers of its watches.
 	Goroutines, Syncer int
 	// HeapAlloc is the live heap after a garbage collection.
 	HeapAlloc uint64
@@ -21,25 +22,7 @@ func (f Footprint) String() string {
 
 // measure collects garbage and takes the footprint.
 func measure() Footprint {
-	runtime.GC()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	f := Footprint{HeapAlloc: ms.HeapAlloc}
-	for _, g := range bytes.Split(buf, []byte("\n\n")) {
-		f.Goroutines++
-		if bytes.Contains(g, []byte("github.com/kubesync/kubesync/syncer.")) {
-			f.Syncer++
-		}
-	}
-	return f
+	alloc, _ := footprint.HeapAfterGC()
+	c := footprint.Take()
+	return Footprint{Goroutines: c.Total, Syncer: c.Syncer + c.Streams, HeapAlloc: alloc}
 }

@@ -9,11 +9,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sirupsen/logrus"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kubesync/kubesync/crds"
 	"github.com/kubesync/kubesync/fv/consistency"
+	"github.com/kubesync/kubesync/fv/footprint"
 	"github.com/kubesync/kubesync/fv/harness"
 	"github.com/kubesync/kubesync/internal/controlplane"
 	"github.com/kubesync/kubesync/internal/samples"
@@ -141,8 +141,8 @@ func runFlavour(ctx context.Context, cfg Config, watchCache bool, seed uint64, d
 
 	led := &ledger{}
 	cons := &consumer{Mirror: consistency.NewMirror()}
-	logs := newLogCounter()
-	s, err := syncer.New(proxy.Config(), types, cons, syncer.WithLogger(logs.logger()), syncer.WithObserver(led),
+	logs := footprint.NewLogCounter(nil)
+	s, err := syncer.New(proxy.Config(), types, cons, syncer.WithLogger(logs.Logger()), syncer.WithObserver(led),
 		syncer.WithWatchProgressTimeout(cfg.ProgressTimeout), syncer.WithInitialList(cfg.InitialList))
 	if err != nil {
 		return nil, err
@@ -265,7 +265,7 @@ func runFlavour(ctx context.Context, cfg Config, watchCache bool, seed uint64, d
 	if err := fr.flatness(); err != nil {
 		fr.fail("%v", err)
 	}
-	fr.SyncerWarnings = logs.warnings()
+	fr.SyncerWarnings = logs.Warnings()
 	return fr, nil
 }
 
@@ -334,37 +334,4 @@ func sample(ctx context.Context, period time.Duration, fn func()) {
 			fn()
 		}
 	}
-}
-
-// logCounter is a syncer logger that keeps counts, not lines.
-type logCounter struct {
-	mu     sync.Mutex
-	counts map[logrus.Level]int
-}
-
-func newLogCounter() *logCounter { return &logCounter{counts: map[logrus.Level]int{}} }
-
-func (l *logCounter) logger() *logrus.Logger {
-	log := logrus.New()
-	log.SetOutput(io.Discard)
-	log.SetLevel(logrus.InfoLevel)
-	log.AddHook(l)
-	return log
-}
-
-// Levels implements logrus.Hook.
-func (l *logCounter) Levels() []logrus.Level { return logrus.AllLevels }
-
-// Fire implements logrus.Hook.
-func (l *logCounter) Fire(e *logrus.Entry) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.counts[e.Level]++
-	return nil
-}
-
-func (l *logCounter) warnings() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.counts[logrus.WarnLevel] + l.counts[logrus.ErrorLevel]
 }
