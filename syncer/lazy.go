@@ -18,9 +18,10 @@ import (
 // what it reads (Raw.Object); snapshot.Store keeps the bytes and decodes on Get.
 //
 // Objects that arrive decoded (custom types, a type with its own conversion, a
-// type whose raw path fell back to the typed client) keep decoded values, and
-// KeysOnly types keep nil ones. With WithCheckpoint, each changed object is still
-// decoded once, for the checkpoint.
+// type whose raw path fell back to the typed client, objects resumed from a
+// checkpoint) keep decoded values, and KeysOnly types keep nil ones: a consumer
+// of lazy values handles both, as snapshot.Store does. With WithCheckpoint, each
+// changed object is still decoded once, for the checkpoint.
 //
 // Default: off, values are decoded, because a consumer may type-assert
 // KVPair.Value to the typed object (*corev1.Pod, ...), which a Raw is not.
