@@ -2,7 +2,8 @@
 // values, not just the stream. Store keeps the current value of every key and
 // applies each OnUpdates batch atomically, so a relist (which the syncer delivers
 // as one batch) swaps in at once and a reader sees the old state of a type or the
-// new one, never a mix.
+// new one, never a mix. Fed lazy values (syncer.WithLazyValues), the Store keeps
+// each as its protobuf bytes and decodes on Get and List: a compact Store.
 //
 // Broker fans the stream out to many subscribers, as a syncer.Callbacks
 // (Subscribe) or a channel of batches (SubscribeBatches). Each gets the snapshot
