@@ -6,10 +6,11 @@ import (
 )
 
 func TestVerdictsWarmAgainstCold(t *testing.T) {
-	cold := Figures{Name: RunRollingCold, Agents: 4, BytesSent: 1000, APICPU: 10, Lists: 0, WatchLists: 68, ToInSync: []float64{1, 2, 3}}
-	warm := Figures{Name: RunRollingWarm, Agents: 4, BytesSent: 40, APICPU: 3, Lists: 2, AgentLists: 1, WatchLists: 5, AgentWatchLists: 4,
+	cold := Figures{Name: RunRollingCold, Agents: 4, Seconds: 100, BytesSent: 1000, APICPU: 10, Lists: 0, WatchLists: 68, ToInSync: []float64{1, 2, 3}}
+	warm := Figures{Name: RunRollingWarm, Agents: 4, Seconds: 20, BytesSent: 40, APICPU: 3, Lists: 2, AgentLists: 1, WatchLists: 5, AgentWatchLists: 4,
 		ToInSync: []float64{0.1, 0.2, 0.3}, ToComplete: []float64{0.05, 0.2, 0.3}}
-	r := &Report{Runs: []Figures{cold, warm}}
+	idle := Figures{Name: RunIdle, Seconds: 10, BytesSent: 10} // 1 byte/s
+	r := &Report{Runs: []Figures{cold, idle, warm}}
 	got := map[string]Verdict{}
 	for _, v := range r.Verdicts() {
 		got[v.Target.Name] = v
@@ -26,6 +27,7 @@ func TestVerdictsWarmAgainstCold(t *testing.T) {
 	}
 	check("apiserver bytes sent", true, 0.04)
 	check("apiserver CPU seconds", false, 0.3)
+	check("apiserver bytes sent, net of the steady state", true, 20.0/900)
 	check("LIST requests", false, 0)
 	check("median time to the snapshot per agent (s)", false, 0)
 	check("median time to InSync per agent", true, 0.1)
