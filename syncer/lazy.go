@@ -41,7 +41,7 @@ func (w *watcher) valueOf(r *rawObject) object {
 	o := r.identity()
 	data, err := rawmeta.StripManagedFields(r.msg)
 	if err != nil {
-		o.raw, o.err = r, fmt.Errorf("%s: decode %s: %w", w.t.Name, o.id, err)
+		o.raw, o.err = r, fmt.Errorf("%s %s: %w", w.t.Name, o.id, err)
 		return o
 	}
 	o.kvs = []resources.KVPair{{Key: w.t.KeyFor(r.meta.Namespace, r.meta.Name),
@@ -57,11 +57,12 @@ func (w *watcher) valueOf(r *rawObject) object {
 
 // lazyDecoder decodes the Raw values of one type, counting each full decode. It
 // holds the type's raw source only, so a value kept downstream pins no watcher.
-func lazyDecoder(src rawSource, decodes *atomic.Int64) func([]byte) (runtime.Object, error) {
+func lazyDecoder(typeName string, src rawSource, decodes *atomic.Int64) func([]byte) (runtime.Object, error) {
 	return func(data []byte) (runtime.Object, error) {
 		obj, err := (&rawObject{msg: data, src: src}).decode()
 		if err != nil {
-			return nil, err
+			m, _ := rawmeta.ObjectMeta(data) // only to name it
+			return nil, fmt.Errorf("%s %s: lazy value: %w", typeName, objectID(m.Namespace, m.Name), err)
 		}
 		decodes.Add(1)
 		return obj, nil

@@ -90,7 +90,7 @@ func (r *rawObject) decode() (runtime.Object, error) {
 		return nil, surprise(fmt.Errorf("%T cannot be read from protobuf", obj))
 	}
 	if err := u.Unmarshal(r.msg); err != nil {
-		return nil, fmt.Errorf("decode %s: %w", r.identity().id, err)
+		return nil, fmt.Errorf("decode: %w", err)
 	}
 	return obj, nil
 }
@@ -118,7 +118,7 @@ func (w *watcher) decodeRaw(r *rawObject) object {
 	obj, err := r.decode()
 	if err != nil {
 		o := r.identity()
-		o.raw, o.err = r, fmt.Errorf("%s: %w", w.t.Name, err)
+		o.raw, o.err = r, fmt.Errorf("%s %s: %w", w.t.Name, o.id, err)
 		return o
 	}
 	w.cfg.decodes.Add(1)
