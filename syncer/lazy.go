@@ -47,10 +47,13 @@ func (w *watcher) valueOf(r *rawObject) object {
 	o.kvs = []resources.KVPair{{Key: w.t.KeyFor(r.meta.Namespace, r.meta.Name),
 		Value: resources.NewRaw(data, w.lazyDecode), Revision: o.rev, UID: o.uid}}
 	if w.cfg.checkpointPath != "" {
-		// The checkpoint records typed objects: decode this one for it.
-		if d := w.decodeRaw(r); d.err == nil {
-			o.src = d.src
+		// The checkpoint records typed objects: decode this one for it. One that
+		// does not decode is a parse failure, as without lazy values.
+		d := w.decodeRaw(r)
+		if d.err != nil {
+			return d
 		}
+		o.src = d.src
 	}
 	return o
 }
