@@ -1,6 +1,10 @@
 package bench
 
-import "fmt"
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
 
 // What other measurements (fv/fleet) share with the benchmark.
 
@@ -21,3 +25,9 @@ func FormatMiB(b float64) string { return fmtMiB(b) }
 
 // OrUnknown returns s, or "(version unknown)" when it is empty.
 func OrUnknown(s string) string { return orUnknown(s) }
+
+// NewNetworkSet makes the CRD workload's i-th NetworkSet: the bench labels and 10
+// nets.
+func NewNetworkSet(ns, name string, i int) *unstructured.Unstructured {
+	return newNetworkSet(ns, name, i, 0).(*unstructured.Unstructured)
+}

@@ -1,0 +1,91 @@
+package rawmeta_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer/cbor"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubesync/kubesync/internal/rawmeta"
+)
+
+func networkSet(name, rv string, annotations map[string]string) unstructured.Unstructured {
+	u := unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "crd.projectcalico.org/v1", "kind": "NetworkSet",
+		"spec": map[string]any{"nets": []any{"10.0.0.1/32", "10.0.0.2/32"}}}}
+	u.SetName(name)
+	u.SetNamespace("ns")
+	u.SetUID(types.UID("uid-" + name))
+	u.SetResourceVersion(rv)
+	u.SetLabels(map[string]string{"a": "b"})
+	u.SetAnnotations(annotations)
+	return u
+}
+
+// encodings returns obj as the apiserver would send it as JSON and as CBOR.
+func encodings(t *testing.T, obj runtime.Object) map[string][]byte {
+	t.Helper()
+	js, err := json.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cb bytes.Buffer
+	if err := cbor.NewSerializer(nil, nil).Encode(obj, &cb); err != nil {
+		t.Fatal(err)
+	}
+	return map[string][]byte{"json": js, "cbor": cb.Bytes()}
+}
+
+func TestDocMeta(t *testing.T) {
+	u := networkSet("one", "42", map[string]string{"x": "y"})
+	for name, data := range encodings(t, &u) {
+		if rawmeta.IsProtobuf(data) || rawmeta.IsJSON(data) == (name == "cbor") || rawmeta.IsCBOR(data) == (name == "json") {
+			t.Errorf("%s: detected wrongly", name)
+		}
+		m, err := rawmeta.DocMeta(data)
+		want := rawmeta.Meta{Name: "one", Namespace: "ns", UID: "uid-one", ResourceVersion: "42"}
+		if err != nil || m != want {
+			t.Errorf("%s: DocMeta = %+v, %v; want %+v", name, m, err, want)
+		}
+		if _, err := rawmeta.DocMeta(data[:len(data)/2]); err == nil {
+			t.Errorf("%s: a truncated object read without error", name)
+		}
+	}
+	end := networkSet("", "7", map[string]string{metav1.InitialEventsAnnotationKey: "true"})
+	for name, data := range encodings(t, &end) {
+		if m, err := rawmeta.DocMeta(data); err != nil || !m.InitialEventsEnd {
+			t.Errorf("%s: the initial-events-end bookmark was not seen: %+v, %v", name, m, err)
+		}
+	}
+}
+
+func TestDocItems(t *testing.T) {
+	list := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": "crd.projectcalico.org/v1", "kind": "NetworkSetList"}}
+	list.SetResourceVersion("9")
+	list.SetContinue("next")
+	list.Items = []unstructured.Unstructured{networkSet("a", "1", nil), networkSet("b", "2", nil)}
+	for name, data := range encodings(t, list) {
+		var names []string
+		var kept [][]byte
+		lm, err := rawmeta.DocItems(data, func(item []byte) error {
+			m, err := rawmeta.DocMeta(item)
+			names = append(names, m.Name+"@"+m.ResourceVersion)
+			kept = append(kept, item)
+			return err
+		})
+		if err != nil || lm != (rawmeta.ListMeta{ResourceVersion: "9", Continue: "next"}) || len(names) != 2 || names[0] != "a@1" || names[1] != "b@2" {
+			t.Fatalf("%s: DocItems = %+v, %v, %v", name, lm, names, err)
+		}
+		for i := range data {
+			data[i] = 0 // the items kept are copies
+		}
+		if m, err := rawmeta.DocMeta(kept[1]); err != nil || m.Name != "b" {
+			t.Errorf("%s: a kept item changed with the page: %+v, %v", name, m, err)
+		}
+	}
+}
