@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -30,6 +31,10 @@ type Clients struct {
 	// Metadata, when set, serves KeysOnly custom types: the apiserver sends only
 	// each object's metadata (PartialObjectMetadata, as protobuf).
 	Metadata metadata.Interface
+	// Documents, when set, reads custom types' list pages and watch streams as
+	// CBOR or JSON bytes, metadata first (DocumentListerWatcher); NewDocumentsClient
+	// makes it. Without it they are decoded in full by the dynamic client.
+	Documents rest.Interface
 }
 
 // Type describes one watched resource type. The zero value is not usable: build one
@@ -119,10 +124,20 @@ func (t Type) ListerWatcher(c Clients) cache.ListerWatcherWithContext {
 		return listWatch[*metav1.PartialObjectMetadataList](r)
 	}
 	r := c.Dynamic.Resource(t.GVR)
+	var lw *cache.ListWatch
 	if scoped {
-		return listWatch[*unstructured.UnstructuredList](r.Namespace(t.Namespace))
+		lw = listWatch[*unstructured.UnstructuredList](r.Namespace(t.Namespace))
+	} else {
+		lw = listWatch[*unstructured.UnstructuredList](r)
 	}
-	return listWatch[*unstructured.UnstructuredList](r)
+	if c.Documents == nil {
+		return lw
+	}
+	ns := ""
+	if scoped {
+		ns = t.Namespace
+	}
+	return &DocumentListerWatcher{ListerWatcherWithContext: lw, rc: c.Documents, gvr: t.GVR, namespace: ns}
 }
 
 // listerOf is what the dynamic and metadata clients have in common.

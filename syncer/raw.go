@@ -17,8 +17,9 @@ import (
 	"github.com/kubesync/kubesync/resources"
 )
 
-// rawSource is the raw side of a built-in type's lister/watcher
-// (resources.RawListerWatcher): list pages and watch streams as protobuf bytes.
+// rawSource is the raw side of a type's lister/watcher: list pages and watch
+// streams as protobuf bytes for a built-in type (resources.RawListerWatcher), as
+// CBOR or JSON documents for a custom one (resources.DocumentListerWatcher).
 type rawSource interface {
 	RawEnabled() bool
 	DisableRaw()
@@ -36,6 +37,12 @@ var errRawSurprise = errors.New("unexpected raw response")
 
 // surprise wraps err as errRawSurprise.
 func surprise(err error) error { return fmt.Errorf("%w: %w", errRawSurprise, err) }
+
+// readsDocuments reports whether rs reads CBOR or JSON documents, not protobuf.
+func readsDocuments(rs rawSource) bool {
+	_, ok := rs.(*resources.DocumentListerWatcher)
+	return ok
+}
 
 // refusedRaw reports a server that will not answer in protobuf.
 func refusedRaw(err error) bool {
@@ -61,7 +68,8 @@ func (w *watcher) disableRaw(rs rawSource, err error) {
 // paths treat raw and decoded objects alike.
 type rawObject struct {
 	meta rawmeta.Meta
-	msg  []byte // the object's protobuf message, without envelope
+	msg  []byte // the object's protobuf message, without envelope, or its document
+	doc  bool   // msg is a CBOR or JSON document (a custom type's object)
 	src  rawSource
 	err  error // the frame could not be read
 }
@@ -81,6 +89,13 @@ type unmarshaler interface{ Unmarshal([]byte) error }
 
 // decode decodes the object in full.
 func (r *rawObject) decode() (runtime.Object, error) {
+	if r.doc {
+		obj, err := r.src.DecodeResponse(r.msg)
+		if err != nil {
+			return nil, fmt.Errorf("decode %s: %w", r.identity().id, err)
+		}
+		return obj, nil
+	}
 	obj, err := r.src.NewObject()
 	if err != nil {
 		return nil, surprise(err)

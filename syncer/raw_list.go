@@ -9,8 +9,8 @@ import (
 	"github.com/kubesync/kubesync/internal/rawmeta"
 )
 
-// rawPage reads one list page as protobuf bytes and walks its items reading only
-// their metadata; convertRaw then decodes only what the ledger does not hold.
+// rawPage reads one list page as protobuf bytes (or, for a custom type, CBOR or
+// JSON) and walks its items reading only their metadata; convertRaw then decodes only what the ledger does not hold.
 // Decoded objects copy what they keep, so nothing retains the page.
 func (w *watcher) rawPage(ctx context.Context, rs rawSource, opts metav1.ListOptions) ([]object, rawmeta.ListMeta, error) {
 	g := w.guard(ctx, w.cfg.progressTimeout)
@@ -18,6 +18,9 @@ func (w *watcher) rawPage(ctx context.Context, rs rawSource, opts metav1.ListOpt
 	g.stop()
 	if err = g.explain(err); err != nil {
 		return nil, rawmeta.ListMeta{}, err
+	}
+	if readsDocuments(rs) {
+		return w.documentPage(body, rs)
 	}
 	if !rawmeta.IsProtobuf(body) { // a server that ignored the Accept header
 		list, err := rs.DecodeResponse(body)
@@ -38,6 +41,23 @@ func (w *watcher) rawPage(ctx context.Context, rs rawSource, opts metav1.ListOpt
 			return err
 		}
 		objs = append(objs, w.convert(&rawObject{meta: m, msg: item, src: rs}))
+		return nil
+	})
+	if err != nil {
+		return nil, rawmeta.ListMeta{}, surprise(fmt.Errorf("%s: list page: %w", w.t.Name, err))
+	}
+	return objs, lm, nil
+}
+
+// documentPage reads a custom type's list page, CBOR or JSON, metadata first.
+func (w *watcher) documentPage(body []byte, rs rawSource) ([]object, rawmeta.ListMeta, error) {
+	var objs []object
+	lm, err := rawmeta.DocItems(body, func(item []byte) error {
+		m, err := rawmeta.DocMeta(item)
+		if err != nil {
+			return err
+		}
+		objs = append(objs, w.convert(&rawObject{meta: m, msg: item, doc: true, src: rs}))
 		return nil
 	})
 	if err != nil {

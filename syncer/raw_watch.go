@@ -15,8 +15,8 @@ import (
 	"github.com/kubesync/kubesync/internal/rawmeta"
 )
 
-// openWatch opens a watch: raw (protobuf frames read metadata first) when the
-// type has a raw source, else through the typed or dynamic client.
+// openWatch opens a watch: raw (protobuf frames or documents read metadata first)
+// when the type has a raw source, else through the typed or dynamic client.
 func (w *watcher) openWatch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	if rs := w.raw(); rs != nil {
 		body, err := rs.WatchRaw(ctx, opts)
@@ -31,9 +31,10 @@ func (w *watcher) openWatch(ctx context.Context, opts metav1.ListOptions) (watch
 	return w.lw.WatchWithContext(ctx, opts)
 }
 
-// rawWatch reads length-delimited protobuf watch frames (apimachinery's framer)
-// and hands on each event's object as a rawObject: its metadata read, its body
-// not decoded. An error event's Status is decoded, as it is small and needed.
+// rawWatch reads length-delimited protobuf watch frames (apimachinery's framer),
+// or a custom type's CBOR or JSON watch events, and hands on each event's object
+// as a rawObject: its metadata read, its body not decoded. An error event's
+// Status is decoded, as it is small and needed.
 type rawWatch struct {
 	body   io.ReadCloser
 	peek   *bufio.Reader
@@ -70,30 +71,83 @@ func (rw *rawWatch) Stop() {
 func (rw *rawWatch) receive() {
 	defer close(rw.result)
 	defer rw.Stop()
-	// A length-delimited protobuf frame starts with a 4-byte big-endian length
-	// whose first byte is 0 below 16 MiB; JSON starts with '{'. A server that
-	// ignored the Accept header is read as client-go would read it.
-	if first, err := rw.peek.Peek(1); err == nil && first[0] != 0 {
+	var next func() (watch.Event, error)
+	first, err := rw.peek.Peek(1)
+	switch {
+	case err != nil: // an empty body is a watch that ended
+		if !errors.Is(err, io.EOF) {
+			rw.emit(watch.Event{Type: watch.Error, Object: &rawObject{err: err}})
+		}
+		return
+	case readsDocuments(rw.src):
+		next = rw.documents(first[0] != '{')
+	case first[0] != 0:
+		// A length-delimited protobuf frame starts with a 4-byte big-endian length
+		// whose first byte is 0 below 16 MiB; JSON starts with '{'. A server that
+		// ignored the Accept header is read as client-go would read it.
 		rw.src.DisableRaw()
 		rw.forwardJSON()
 		return
+	default:
+		next = rw.protobufFrames()
 	}
-	buf := make([]byte, 32<<10)
 	for {
-		frame, err := rw.next(&buf)
-		if err != nil {
-			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-				rw.emit(watch.Event{Type: watch.Error, Object: &rawObject{err: err}})
-			}
+		ev, err := next()
+		switch {
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 			return
-		}
-		ev, err := rw.event(frame)
-		if err != nil {
-			ev = watch.Event{Type: watch.Error, Object: &rawObject{err: surprise(err)}}
+		case err != nil:
+			ev = watch.Event{Type: watch.Error, Object: &rawObject{err: err}}
 		}
 		if !rw.emit(ev) || err != nil {
 			return
 		}
+	}
+}
+
+// protobufFrames reads length-delimited protobuf watch frames. A frame that
+// cannot be parsed is a surprise.
+func (rw *rawWatch) protobufFrames() func() (watch.Event, error) {
+	buf := make([]byte, 32<<10)
+	return func() (watch.Event, error) {
+		frame, err := rw.next(&buf)
+		if err != nil {
+			return watch.Event{}, err
+		}
+		ev, err := rw.event(frame)
+		if err != nil {
+			return watch.Event{}, surprise(err)
+		}
+		return ev, nil
+	}
+}
+
+// documents reads a custom type's watch events, a CBOR sequence or a JSON stream,
+// each object's metadata first. An error event's Status is decoded, as it is
+// small and needed.
+func (rw *rawWatch) documents(isCBOR bool) func() (watch.Event, error) {
+	events := rawmeta.NewDocEvents(rw.peek, isCBOR)
+	return func() (watch.Event, error) {
+		typ, obj, err := events.Next()
+		switch {
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+			return watch.Event{}, err
+		case err != nil:
+			return watch.Event{}, surprise(err)
+		}
+		et := watch.EventType(typ)
+		if et == watch.Error {
+			st, err := rw.src.DecodeResponse(obj)
+			if err != nil {
+				return watch.Event{}, surprise(fmt.Errorf("watch error status: %w", err))
+			}
+			return watch.Event{Type: et, Object: st}, nil
+		}
+		m, err := rawmeta.DocMeta(obj)
+		if err != nil {
+			return watch.Event{}, surprise(fmt.Errorf("watch event %s object: %w", typ, err))
+		}
+		return watch.Event{Type: et, Object: &rawObject{meta: m, msg: obj, doc: true, src: rw.src}}, nil
 	}
 }
 

@@ -135,7 +135,11 @@ func clientsFor(restCfg *rest.Config) (func(resources.Type) (cache.ListerWatcher
 	if err != nil {
 		return nil, fmt.Errorf("syncer: metadata client: %w", err)
 	}
-	clients := resources.Clients{Typed: typed, Dynamic: dyn, Metadata: md}
+	docs, err := resources.NewDocumentsClient(c)
+	if err != nil {
+		return nil, fmt.Errorf("syncer: %w", err)
+	}
+	clients := resources.Clients{Typed: typed, Dynamic: dyn, Metadata: md, Documents: docs}
 	return func(t resources.Type) (cache.ListerWatcherWithContext, error) {
 		return t.ListerWatcher(clients), nil
 	}, nil

@@ -55,8 +55,10 @@ var cborDecoding = func() cbor.DecMode {
 	m, err := cbor.DecOptions{
 		ByteStringToString:  cbor.ByteStringToStringAllowed,
 		FieldNameByteString: cbor.FieldNameByteStringAllowed,
-		MaxArrayElements:    1 << 27,
-		MaxMapPairs:         1 << 27,
+		// The limits apimachinery's CBOR serializer decodes with.
+		MaxNestedLevels:  10000,
+		MaxArrayElements: 2147483647,
+		MaxMapPairs:      2097152,
 	}.DecMode()
 	if err != nil {
 		panic(err) // the options are constant
