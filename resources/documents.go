@@ -36,7 +36,8 @@ const DocumentAccept = runtime.ContentTypeCBOR + ";q=1, " + runtime.ContentTypeJ
 func NewDocumentsClient(cfg *rest.Config) (rest.Interface, error) {
 	c := rest.CopyConfig(cfg)
 	c.APIPath = "/apis"
-	c.GroupVersion = &schema.GroupVersion{}
+	// v1 is the version of the query parameters (ListOptions); paths are absolute.
+	c.GroupVersion = &schema.GroupVersion{Version: "v1"}
 	c.ContentType = runtime.ContentTypeJSON
 	c.AcceptContentTypes = DocumentAccept
 	c.NegotiatedSerializer = serializer.NewCodecFactory(scheme.Scheme,
@@ -119,10 +120,11 @@ var cborCodec = cbor.NewSerializer(scheme.Scheme, scheme.Scheme)
 func (d *DocumentListerWatcher) DecodeResponse(data []byte) (runtime.Object, error) {
 	u := &unstructured.Unstructured{}
 	var err error
-	if rawmeta.IsCBOR(data) {
-		_, _, err = cborCodec.Decode(data, nil, u)
-	} else {
+	// A list's items are CBOR without the self-described tag of a whole document.
+	if rawmeta.IsJSON(data) {
 		_, _, err = unstructured.UnstructuredJSONScheme.Decode(data, nil, u)
+	} else {
+		_, _, err = cborCodec.Decode(data, nil, u)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", d.gvr.GroupResource(), err)

@@ -34,10 +34,15 @@ type pbServer struct {
 	rev  int
 	objs map[string][]runtime.Object // by request path of the collection
 	pb   *protobuf.Serializer
+	// cbor: custom types are served as CBOR to a client that asks for it, as
+	// kube-apiserver does with its CBORServingAndStorage gate on.
+	cbor   bool
+	served map[string]int // responses per content type
 }
 
 func newServer() *pbServer {
-	s := &pbServer{pb: protobuf.NewSerializer(scheme.Scheme, scheme.Scheme), objs: map[string][]runtime.Object{}}
+	s := &pbServer{pb: protobuf.NewSerializer(scheme.Scheme, scheme.Scheme), objs: map[string][]runtime.Object{},
+		served: map[string]int{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -96,7 +101,11 @@ func (s *pbServer) clients() resources.Clients {
 	if err != nil {
 		panic(err)
 	}
-	return resources.Clients{Typed: cs, Dynamic: dyn}
+	docs, err := resources.NewDocumentsClient(c)
+	if err != nil {
+		panic(err)
+	}
+	return resources.Clients{Typed: cs, Dynamic: dyn, Documents: docs}
 }
 
 func (s *pbServer) clientset() kubernetes.Interface { return s.clients().Typed }
@@ -198,7 +207,15 @@ func (s *pbServer) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	rv := strconv.Itoa(s.rev)
 	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.served[w.Header().Get("Content-Type")]++
+	}()
 	var enc encoder = jsonEncoder{}
+	if s.cbor && strings.Contains(r.Header.Get("Accept"), "application/cbor") {
+		enc = cborEncoder{}
+	}
 	if strings.HasPrefix(r.URL.Path, "/api/") || !strings.Contains(r.URL.Path, ".projectcalico.org") {
 		enc = pbEncoder{s.pb}
 		for _, o := range objs { // the protobuf serializer writes the kind in its envelope

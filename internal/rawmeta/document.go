@@ -50,7 +50,8 @@ type cborList struct {
 }
 
 // cborDecoding reads what apimachinery's CBOR serializer writes: strings and
-// field names as byte strings, and the self-described CBOR tag in front.
+// field names as byte strings, with or without the self-described CBOR tag
+// (55799) in front.
 var cborDecoding = func() cbor.DecMode {
 	m, err := cbor.DecOptions{
 		ByteStringToString:  cbor.ByteStringToStringAllowed,
@@ -65,13 +66,6 @@ var cborDecoding = func() cbor.DecMode {
 	}
 	return m
 }()
-
-// selfDescribed is the CBOR tag 55799 that apimachinery writes before a document.
-var selfDescribed = []byte{0xd9, 0xd9, 0xf7}
-
-// IsCBOR reports whether data starts as apimachinery's CBOR serializer starts
-// every document it writes.
-func IsCBOR(data []byte) bool { return bytes.HasPrefix(data, selfDescribed) }
 
 // IsJSON reports whether data is a JSON object (its first non-space byte is '{').
 func IsJSON(data []byte) bool {

@@ -1,0 +1,55 @@
+package resources_test
+
+import (
+	"bytes"
+	"encoding/json"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/serializer/cbor"
+	"k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubesync/kubesync/resources"
+)
+
+var _ = Describe("DocumentListerWatcher", func() {
+	docs, err := resources.NewDocumentsClient(&rest.Config{Host: "https://127.0.0.1:1"})
+	if err != nil {
+		panic(err)
+	}
+	clients := resources.Clients{Dynamic: fake.NewSimpleDynamicClient(scheme.Scheme), Documents: docs}
+
+	It("serves custom types when Clients has a documents client", func() {
+		Expect(resources.NetworkSets.ListerWatcher(clients)).To(BeAssignableToTypeOf(&resources.DocumentListerWatcher{}))
+		Expect(resources.NetworkSets.ListerWatcher(resources.Clients{Dynamic: clients.Dynamic})).NotTo(BeAssignableToTypeOf(&resources.DocumentListerWatcher{}))
+	})
+
+	It("decodes an object sent as CBOR into the same value the dynamic client makes of JSON", func() {
+		u := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "crd.projectcalico.org/v1", "kind": "GlobalNetworkPolicy",
+			"spec": map[string]any{"order": int64(10), "ratio": 0.5, "selector": "all()", "types": []any{"Ingress"},
+				"ingress": []any{map[string]any{"action": "Allow", "destination": map[string]any{"ports": []any{int64(443)}}}}}}}
+		u.SetName("p")
+		u.SetLabels(map[string]string{"a": "b"})
+		js, err := json.Marshal(u)
+		Expect(err).NotTo(HaveOccurred())
+		var cb bytes.Buffer
+		Expect(cbor.NewSerializer(nil, nil).Encode(u, &cb)).To(Succeed())
+
+		lw := resources.GlobalNetworkPolicies.ListerWatcher(clients).(*resources.DocumentListerWatcher)
+		fromJSON, err := lw.DecodeResponse(js)
+		Expect(err).NotTo(HaveOccurred())
+		fromCBOR, err := lw.DecodeResponse(cb.Bytes())
+		Expect(err).NotTo(HaveOccurred())
+		dynamic := &unstructured.Unstructured{}
+		Expect(dynamic.UnmarshalJSON(js)).To(Succeed())
+		Expect(fromJSON).To(Equal(dynamic))
+		Expect(fromCBOR).To(Equal(dynamic))
+
+		_, err = lw.DecodeResponse([]byte("{not json"))
+		Expect(err).To(MatchError(ContainSubstring("globalnetworkpolicies.crd.projectcalico.org")))
+	})
+})

@@ -1,0 +1,151 @@
+package syncer_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"maps"
+	"strconv"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/sirupsen/logrus"
+	"k8s.io/client-go/tools/cache"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer/cbor"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubesync/kubesync/resources"
+	"github.com/kubesync/kubesync/syncer"
+)
+
+// newDocServer serves n NetworkSets in namespace "ns": as CBOR to a client that
+// asks for it if asCBOR, else as JSON.
+func newDocServer(n int, asCBOR bool) *pbServer {
+	s := newServer()
+	s.cbor = asCBOR
+	for i := range n {
+		u := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "crd.projectcalico.org/v1", "kind": "NetworkSet",
+			"spec": map[string]any{"nets": []any{"10.0.0." + strconv.Itoa(i%256) + "/32"}}}}
+		u.SetName("set" + strconv.Itoa(i))
+		u.SetNamespace("ns")
+		u.SetUID(types.UID("u" + strconv.Itoa(i)))
+		s.add(resources.NetworkSets, u)
+	}
+	return s
+}
+
+// changeDocs gives the first n NetworkSets a new revision and spec.
+func (s *pbServer) changeDocs(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, o := range s.objs[collectionPath(resources.NetworkSets)][:n] {
+		u := o.(*unstructured.Unstructured)
+		s.rev++
+		u.SetResourceVersion(strconv.Itoa(s.rev))
+		_ = unstructured.SetNestedStringSlice(u.Object, []string{"10.9.9.9/32"}, "spec", "nets")
+	}
+}
+
+// contentTypes returns how many responses the server sent per content type.
+func (s *pbServer) contentTypes() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.served)
+}
+
+// cborEncoder writes custom objects as kube-apiserver does with its
+// CBORServingAndStorage gate on: apimachinery's CBOR serializer, watch events as
+// a CBOR sequence.
+type cborEncoder struct{}
+
+func encodeCBOR(content map[string]any) []byte {
+	var b bytes.Buffer
+	if err := cbor.NewSerializer(nil, nil).Encode(&unstructured.Unstructured{Object: content}, &b); err != nil {
+		panic(err)
+	}
+	return b.Bytes()
+}
+
+func (cborEncoder) object(obj runtime.Object) []byte {
+	return encodeCBOR(obj.(runtime.Unstructured).UnstructuredContent())
+}
+
+func (cborEncoder) list(rv, cont string, items []runtime.Object) []byte {
+	raw := make([]any, len(items))
+	for i, it := range items {
+		raw[i] = it.(runtime.Unstructured).UnstructuredContent()
+	}
+	return encodeCBOR(map[string]any{"apiVersion": "crd.projectcalico.org/v1", "kind": "NetworkSetList",
+		"metadata": map[string]any{"resourceVersion": rv, "continue": cont}, "items": raw})
+}
+
+func (cborEncoder) frames(w io.Writer) func(string, runtime.Object) {
+	return func(typ string, obj runtime.Object) {
+		_, _ = w.Write(encodeCBOR(map[string]any{"type": typ, "object": obj.(runtime.Unstructured).UnstructuredContent()}))
+	}
+}
+
+func (cborEncoder) contentType() string { return "application/cbor" }
+
+var _ = Describe("the raw document path of a custom type", func() {
+	const objects = 200 // 1% is 2
+
+	var (
+		srv  *pbServer
+		rec  *recorder
+		s    *syncer.Syncer
+		stop context.CancelFunc
+	)
+
+	AfterEach(func() {
+		stop()
+		s.Stop()
+		srv.Close()
+	})
+
+	for _, asCBOR := range []bool{true, false} {
+		for _, strategy := range []syncer.InitialList{syncer.Paged, syncer.WatchList} {
+			served := map[bool]string{true: "application/cbor", false: "application/json"}[asCBOR]
+			It("decodes in a relist exactly the 1% of objects that changed, served as "+served+", "+strategy.String(), func() {
+				srv = newDocServer(objects, asCBOR)
+				rec = newRecorder()
+				log := logrus.New()
+				log.SetOutput(GinkgoWriter)
+				clients := srv.clients()
+				var err error
+				s, err = syncer.New(nil, []resources.Type{resources.NetworkSets}, rec,
+					syncer.WithLogger(log), syncer.WithInitialList(strategy), syncer.WithPageSize(50),
+					syncer.WithBackoff(testBackoff),
+					syncer.WithListerWatcher(func(t resources.Type) (cache.ListerWatcherWithContext, error) {
+						return t.ListerWatcher(clients), nil
+					}))
+				Expect(err).NotTo(HaveOccurred())
+				var ctx context.Context
+				ctx, stop = context.WithCancel(context.Background())
+				s.Start(ctx)
+				Eventually(rec.last).Should(Equal(syncer.InSync))
+				Eventually(func() int { return len(rec.updates()) }).Should(Equal(objects))
+				Expect(syncer.Decodes(s)).To(BeEquivalentTo(objects))
+				v := rec.batches()[0][0].Value.(*unstructured.Unstructured)
+				Expect(v.GetName()).To(Equal("set0"))
+				nets, _, err := unstructured.NestedStringSlice(v.Object, "spec", "nets")
+				Expect(err).NotTo(HaveOccurred())
+				Expect(nets).To(Equal([]string{"10.0.0.0/32"}))
+
+				srv.changeDocs(objects / 100)
+				mark := rec.mark()
+				Expect(s.Relist(context.Background(), resources.NetworkSets.Name)).To(Succeed())
+				Eventually(func() []string { return rec.updatesSince(mark) }).Should(ConsistOf(
+					"Updated NetworkSet.crd.projectcalico.org/ns/set0", "Updated NetworkSet.crd.projectcalico.org/ns/set1"))
+				Expect(syncer.Decodes(s)).To(BeEquivalentTo(objects + objects/100))
+				for ct := range srv.contentTypes() {
+					Expect(ct).To(HavePrefix(served), "every answer was %s", served)
+				}
+			})
+		}
+	}
+})
