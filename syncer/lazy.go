@@ -17,11 +17,12 @@ import (
 // syncer then decodes nothing in full for such a type, and a consumer decodes
 // what it reads (Raw.Object); snapshot.Store keeps the bytes and decodes on Get.
 //
-// Objects that arrive decoded (custom types, a type with its own conversion, a
-// type whose raw path fell back to the typed client, objects resumed from a
-// checkpoint) keep decoded values, and KeysOnly types keep nil ones: a consumer
-// of lazy values handles both, as snapshot.Store does. With WithCheckpoint, each
-// changed object is still decoded once, for the checkpoint.
+// Objects that arrive decoded (custom types, whose changed CBOR or JSON objects
+// are decoded in full; a type with its own conversion; a type whose raw path fell
+// back to the typed client; objects resumed from a checkpoint) keep decoded
+// values, and KeysOnly types keep nil ones: a consumer of lazy values handles
+// both, as snapshot.Store does. With WithCheckpoint, each changed object is still
+// decoded once, for the checkpoint.
 //
 // Default: off, values are decoded, because a consumer may type-assert
 // KVPair.Value to the typed object (*corev1.Pod, ...), which a Raw is not.

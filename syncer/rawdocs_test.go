@@ -120,6 +120,7 @@ var _ = Describe("the raw document path of a custom type", func() {
 				s, err = syncer.New(nil, []resources.Type{resources.NetworkSets}, rec,
 					syncer.WithLogger(log), syncer.WithInitialList(strategy), syncer.WithPageSize(50),
 					syncer.WithBackoff(testBackoff),
+					syncer.WithLazyValues(), // custom types keep decoded values
 					syncer.WithListerWatcher(func(t resources.Type) (cache.ListerWatcherWithContext, error) {
 						return t.ListerWatcher(clients), nil
 					}))

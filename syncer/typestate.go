@@ -111,7 +111,7 @@ func (ts *typeState) start(ctx context.Context, events chan<- event, delay time.
 		events: events,
 		ledger: ts.ledger,
 	}
-	if rs, ok := ts.lw.(rawSource); ok && ts.cfg.lazyValues {
+	if rs, ok := ts.lw.(rawSource); ok && ts.cfg.lazyValues && !readsDocuments(rs) {
 		w.lazyDecode = lazyDecoder(ts.t.Name, rs, ts.cfg.decodes)
 	}
 	p := plan{list: ts.pending != NoList, rv: ts.lastRV, delay: delay, strategy: ts.strategy}
