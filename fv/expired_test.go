@@ -1,6 +1,8 @@
 package fv
 
 import (
+	"fmt"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -10,7 +12,18 @@ import (
 	"github.com/kubesync/kubesync/syncer"
 )
 
-var _ = Describe("Expired revision on one type", Ordered, func() {
+// The CRD types are read as JSON, and again as CBOR with the apiserver's gate on:
+// an expired watch's 410 arrives as a Status in either.
+var _ = Describe("Expired revision on one type", func() {
+	for _, cborOn := range []bool{false, true} {
+		Context(map[bool]string{false: "read as JSON", true: "read as CBOR"}[cborOn], Ordered, func() {
+			expiredRevision(cborOn)
+		})
+	}
+})
+
+// expiredRevision is the spec, on a control plane with the CBOR gate on or off.
+func expiredRevision(cborOn bool) {
 	// Type a is cut off and expires; the others are types that no loopback client
 	// of the apiserver watches, so its metrics count this syncer alone.
 	a := resources.GlobalNetworkSets
@@ -19,7 +32,8 @@ var _ = Describe("Expired revision on one type", Ordered, func() {
 
 	var c *cluster
 	BeforeAll(func(ctx SpecContext) {
-		c = startCluster(controlplane.WithWatchCache(false))
+		c = startCluster(controlplane.WithWatchCache(false),
+			controlplane.WithAPIServerFlag("feature-gates", fmt.Sprintf("CBORServingAndStorage=%t", cborOn)))
 		c.namespace(ctx, "exp")
 		for _, t := range types {
 			c.create(ctx, t, "exp", seq("obj", 50)...)
@@ -69,7 +83,7 @@ var _ = Describe("Expired revision on one type", Ordered, func() {
 			c.create(ctx, a, "", victims...) // as the next strategy expects
 		})
 	}
-})
+}
 
 var _ = Describe("apiserver restart with the watch cache on", Ordered, func() {
 	types := []resources.Type{resources.Namespaces, resources.Services, resources.GlobalNetworkPolicies, resources.NetworkSets}

@@ -6,6 +6,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/serializer/cbor"
 	"k8s.io/client-go/dynamic/fake"
@@ -51,5 +53,16 @@ var _ = Describe("DocumentListerWatcher", func() {
 
 		_, err = lw.DecodeResponse([]byte("{not json"))
 		Expect(err).To(MatchError(ContainSubstring("globalnetworkpolicies.crd.projectcalico.org")))
+	})
+
+	It("decodes an error Status sent as CBOR into what apierrors reads", func() {
+		st := &metav1.Status{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Status"}, Status: metav1.StatusFailure,
+			Code: 410, Reason: metav1.StatusReasonExpired, Message: "too old resource version"}
+		var cb bytes.Buffer
+		Expect(cbor.NewSerializer(scheme.Scheme, scheme.Scheme).Encode(st, &cb)).To(Succeed())
+		lw := resources.NetworkSets.ListerWatcher(clients).(*resources.DocumentListerWatcher)
+		obj, err := lw.DecodeResponse(cb.Bytes())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(apierrors.IsResourceExpired(apierrors.FromObject(obj))).To(BeTrue())
 	})
 })

@@ -3,6 +3,9 @@ package rawmeta_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
+	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -87,5 +90,45 @@ func TestDocItems(t *testing.T) {
 		if m, err := rawmeta.DocMeta(kept[1]); err != nil || m.Name != "b" {
 			t.Errorf("%s: a kept item changed with the page: %+v, %v", name, m, err)
 		}
+	}
+}
+
+func TestDocEvents(t *testing.T) {
+	set := networkSet("a", "5", nil)
+	status := &metav1.Status{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Status"}, Status: metav1.StatusFailure,
+		Code: 410, Reason: metav1.StatusReasonExpired, Message: "too old"}
+	for _, codec := range []string{"json", "cbor"} {
+		var body bytes.Buffer
+		for _, ev := range []struct {
+			typ string
+			obj runtime.Object
+		}{{"ADDED", &set}, {"ERROR", status}} {
+			e := &unstructured.Unstructured{Object: map[string]any{"type": ev.typ, "object": nil}}
+			obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ev.obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.Object["object"] = obj
+			body.Write(encodings(t, e)[codec])
+		}
+		whole := body.Len()
+		events := rawmeta.NewDocEvents(&body, codec == "cbor")
+		typ, obj, err := events.Next()
+		if m, merr := rawmeta.DocMeta(obj); err != nil || typ != "ADDED" || merr != nil || m.Name != "a" || m.ResourceVersion != "5" {
+			t.Fatalf("%s: first event = %s %+v, %v, %v", codec, typ, m, err, merr)
+		}
+		if typ, obj, err = events.Next(); err != nil || typ != "ERROR" || len(obj) == 0 {
+			t.Fatalf("%s: second event = %s, %v", codec, typ, err)
+		}
+		if _, _, err = events.Next(); !errors.Is(err, io.EOF) {
+			t.Errorf("%s: after the last event: %v, want io.EOF (%d bytes read)", codec, err, whole)
+		}
+	}
+	cut := rawmeta.NewDocEvents(strings.NewReader(`{"type":"ADDED","object":{"metadata":`), false)
+	if _, _, err := cut.Next(); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("a cut event: %v, want io.ErrUnexpectedEOF", err)
+	}
+	if _, _, err := rawmeta.NewDocEvents(strings.NewReader(`{"type":"ADDED"}`), false).Next(); err == nil {
+		t.Error("an event without an object read without error")
 	}
 }
