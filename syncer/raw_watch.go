@@ -130,10 +130,10 @@ func (rw *rawWatch) documents(isCBOR bool) func() (watch.Event, error) {
 	return func() (watch.Event, error) {
 		typ, obj, err := events.Next()
 		switch {
-		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-			return watch.Event{}, err
-		case err != nil:
+		case errors.Is(err, rawmeta.ErrMalformed):
 			return watch.Event{}, surprise(err)
+		case err != nil: // the end of the body, or a connection that broke
+			return watch.Event{}, err
 		}
 		et := watch.EventType(typ)
 		if et == watch.Error {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -128,7 +129,17 @@ func TestDocEvents(t *testing.T) {
 	if _, _, err := cut.Next(); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("a cut event: %v, want io.ErrUnexpectedEOF", err)
 	}
-	if _, _, err := rawmeta.NewDocEvents(strings.NewReader(`{"type":"ADDED"}`), false).Next(); err == nil {
-		t.Error("an event without an object read without error")
+	if _, _, err := rawmeta.NewDocEvents(strings.NewReader(`{"type":"ADDED"}`), false).Next(); !errors.Is(err, rawmeta.ErrMalformed) {
+		t.Errorf("an event without an object: %v, want ErrMalformed", err)
+	}
+	if _, _, err := rawmeta.NewDocEvents(strings.NewReader(`{"type":"ADDED","object":{]}`), false).Next(); !errors.Is(err, rawmeta.ErrMalformed) {
+		t.Errorf("a garbled event: %v, want ErrMalformed", err)
+	}
+	for _, isCBOR := range []bool{false, true} {
+		broken := errors.New("connection reset")
+		body := io.MultiReader(strings.NewReader(`{"type":"ADDED","obj`), iotest.ErrReader(broken))
+		if _, _, err := rawmeta.NewDocEvents(body, isCBOR).Next(); !errors.Is(err, broken) || errors.Is(err, rawmeta.ErrMalformed) {
+			t.Errorf("cbor=%t: a broken body: %v, want its own error, not ErrMalformed", isCBOR, err)
+		}
 	}
 }
