@@ -64,6 +64,13 @@ func objectID(namespace, name string) string {
 
 func (l *ledger) len() int { return len(l.entries) }
 
+// empty reports whether the ledger holds nothing; any goroutine may ask.
+func (l *ledger) empty() bool {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return len(l.entries) == 0
+}
+
 // seen marks id with epoch if the ledger holds it at rev, and reports whether it
 // does. It is the path of every unchanged object in a relist, so it compares
 // without allocating.

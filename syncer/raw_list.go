@@ -49,8 +49,16 @@ func (w *watcher) rawPage(ctx context.Context, rs rawSource, opts metav1.ListOpt
 	return objs, lm, nil
 }
 
-// documentPage reads a custom type's list page, CBOR or JSON, metadata first.
+// documentPage reads a custom type's list page, CBOR or JSON, metadata first; or,
+// for a fresh watcher, in full at once.
 func (w *watcher) documentPage(body []byte, rs rawSource) ([]object, rawmeta.ListMeta, error) {
+	if w.decodesAll() {
+		list, err := rs.DecodeResponse(body)
+		if err != nil {
+			return nil, rawmeta.ListMeta{}, surprise(fmt.Errorf("%s: list page: %w", w.t.Name, err))
+		}
+		return w.convertList(list)
+	}
 	var objs []object
 	lm, err := rawmeta.DocItems(body, func(item []byte) error {
 		m, err := rawmeta.DocMeta(item)
@@ -65,3 +73,7 @@ func (w *watcher) documentPage(body []byte, rs rawSource) ([]object, rawmeta.Lis
 	}
 	return objs, lm, nil
 }
+
+// decodesAll reports whether the watcher decodes documents in full without
+// reading their metadata first: it is fresh, and its type needs bodies.
+func (w *watcher) decodesAll() bool { return w.fresh && !w.t.KeysOnly }

@@ -21,7 +21,7 @@ func (w *watcher) openWatch(ctx context.Context, opts metav1.ListOptions) (watch
 	if rs := w.raw(); rs != nil {
 		body, err := rs.WatchRaw(ctx, opts)
 		if err == nil {
-			return newRawWatch(body, rs), nil
+			return newRawWatch(body, rs, w.decodesAll()), nil
 		}
 		if !refusedRaw(err) {
 			return nil, err
@@ -40,20 +40,23 @@ type rawWatch struct {
 	peek   *bufio.Reader
 	frames io.ReadCloser
 	src    rawSource
-	result chan watch.Event
-	done   chan struct{}
-	once   sync.Once
+	// decodeAll: documents are decoded in full at once (a fresh watcher's).
+	decodeAll bool
+	result    chan watch.Event
+	done      chan struct{}
+	once      sync.Once
 }
 
-func newRawWatch(body io.ReadCloser, src rawSource) *rawWatch {
+func newRawWatch(body io.ReadCloser, src rawSource, decodeAll bool) *rawWatch {
 	peek := bufio.NewReader(body)
 	rw := &rawWatch{
-		body:   body,
-		peek:   peek,
-		frames: protobuf.LengthDelimitedFramer.NewFrameReader(readCloser{peek, body}),
-		src:    src,
-		result: make(chan watch.Event),
-		done:   make(chan struct{}),
+		body:      body,
+		peek:      peek,
+		frames:    protobuf.LengthDelimitedFramer.NewFrameReader(readCloser{peek, body}),
+		src:       src,
+		decodeAll: decodeAll,
+		result:    make(chan watch.Event),
+		done:      make(chan struct{}),
 	}
 	go rw.receive()
 	return rw
@@ -123,8 +126,7 @@ func (rw *rawWatch) protobufFrames() func() (watch.Event, error) {
 }
 
 // documents reads a custom type's watch events, a CBOR sequence or a JSON stream,
-// each object's metadata first. An error event's Status is decoded, as it is
-// small and needed.
+// each object's metadata first, or in full with decodeAll.
 func (rw *rawWatch) documents(isCBOR bool) func() (watch.Event, error) {
 	events := rawmeta.NewDocEvents(rw.peek, isCBOR)
 	return func() (watch.Event, error) {
@@ -136,12 +138,14 @@ func (rw *rawWatch) documents(isCBOR bool) func() (watch.Event, error) {
 			return watch.Event{}, err
 		}
 		et := watch.EventType(typ)
-		if et == watch.Error {
-			st, err := rw.src.DecodeResponse(obj)
+		// An error's Status, and with decodeAll every object but a bookmark's, is
+		// decoded in full (the reader counts it).
+		if et == watch.Error || (rw.decodeAll && et != watch.Bookmark) {
+			full, err := rw.src.DecodeResponse(obj)
 			if err != nil {
-				return watch.Event{}, surprise(fmt.Errorf("watch error status: %w", err))
+				return watch.Event{}, surprise(fmt.Errorf("watch event %s object: %w", typ, err))
 			}
-			return watch.Event{Type: et, Object: st}, nil
+			return watch.Event{Type: et, Object: full}, nil
 		}
 		m, err := rawmeta.DocMeta(obj)
 		if err != nil {

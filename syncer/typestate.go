@@ -110,6 +110,7 @@ func (ts *typeState) start(ctx context.Context, events chan<- event, delay time.
 		cfg:    ts.cfg,
 		events: events,
 		ledger: ts.ledger,
+		fresh:  ts.ledger == nil || ts.ledger.empty(),
 	}
 	if rs, ok := ts.lw.(rawSource); ok && ts.cfg.lazyValues && !readsDocuments(rs) {
 		w.lazyDecode = lazyDecoder(ts.t.Name, rs, ts.cfg.decodes)

@@ -89,6 +89,10 @@ type watcher struct {
 	ledger *ledger
 	// lazyDecode decodes the type's lazy values; set with WithLazyValues.
 	lazyDecode func([]byte) (runtime.Object, error)
+	// fresh: the ledger held nothing when the watcher started, so its custom
+	// type's documents are decoded in full at once, not metadata first (which
+	// would only add a pass: there is nothing to compare with).
+	fresh bool
 }
 
 func (w *watcher) run(ctx context.Context, p plan) {
