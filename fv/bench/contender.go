@@ -41,8 +41,8 @@ const (
 var Contenders = []string{KubesyncNoStore, KubesyncPaged, KubesyncStore, Informer, InformerStrip, PagedList, Baseline}
 
 var contenderLabels = map[string]string{
-	KubesyncNoStore: "(a) kubesync, no store",
-	KubesyncPaged:   "(a-paged) kubesync, no store, paged",
+	KubesyncNoStore: "(a) kubesync, no store (lazy values)",
+	KubesyncPaged:   "(a-paged) kubesync, no store, paged (lazy values)",
 	KubesyncStore:   "(b) kubesync + snapshot.Store (lazy values)",
 	Informer:        "(c) client-go informer",
 	InformerStrip:   "(d) informer, managed fields stripped",
@@ -398,12 +398,16 @@ func newKubesync(kind string, wl *workload, cfg *rest.Config) (*kubesync, error)
 	var opts []syncer.Option
 	typ := wl.typ
 	switch kind {
+	case KubesyncNoStore:
+		// A consumer that counts updates reads no value: lazy values leave every
+		// body undecoded.
+		opts = append(opts, syncer.WithLazyValues())
 	case KubesyncStore:
 		// The compact Store: values arrive lazy and are kept as their bytes.
 		cb.store = snapshot.NewStore()
 		opts = append(opts, syncer.WithLazyValues())
 	case KubesyncPaged:
-		opts = append(opts, syncer.WithInitialList(syncer.Paged))
+		opts = append(opts, syncer.WithLazyValues(), syncer.WithInitialList(syncer.Paged))
 	default:
 		var x []syncer.Option
 		var store, ok bool

@@ -85,7 +85,7 @@ func TestSummariesAndVerdicts(t *testing.T) {
 	}
 
 	md := rep.Markdown()
-	for _, want := range []string{"| (a) kubesync, no store | 52.0 MiB (0.63×) | 12.0 MiB (0.29×)", "| (c) client-go informer | 82.0 MiB | 42.0 MiB |",
+	for _, want := range []string{"| (a) kubesync, no store (lazy values) | 52.0 MiB (0.63×) | 12.0 MiB (0.29×)", "| (c) client-go informer | 82.0 MiB | 42.0 MiB |",
 		"| (a) sync cost ≤ 0.20× (c) | rolebindings | 0.286× | **not met** |", "| (b) peak RSS (c) | rolebindings | 0.878× | reported |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
