@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubesync/kubesync/internal/rawmeta"
@@ -34,13 +35,15 @@ func (w *watcher) lazy() bool {
 }
 
 // valueOf is the object a changed raw object becomes: decoded and converted, or
-// with lazy values a Raw of its bytes.
+// with lazy values a Raw of its bytes: a protobuf message with its managed fields
+// stripped, or a copy of a custom type's document as it arrived (so that no value
+// pins its list page or watch frame), whose managed fields go at decode.
 func (w *watcher) valueOf(r *rawObject) object {
 	if !w.lazy() {
 		return w.decodeRaw(r)
 	}
 	o := r.identity()
-	data, err := rawmeta.StripManagedFields(r.msg)
+	data, err := lazyBytes(r)
 	if err != nil {
 		o.raw, o.err = r, fmt.Errorf("%s %s: %w", w.t.Name, o.id, err)
 		return o
@@ -59,16 +62,43 @@ func (w *watcher) valueOf(r *rawObject) object {
 	return o
 }
 
-// lazyDecoder decodes the Raw values of one type, counting each full decode. It
-// holds the type's raw source only, so a value kept downstream pins no watcher.
+// lazyBytes is what a lazy value keeps of r: bytes of its own.
+func lazyBytes(r *rawObject) ([]byte, error) {
+	if r.doc {
+		return append([]byte(nil), r.msg...), nil
+	}
+	return rawmeta.StripManagedFields(r.msg)
+}
+
+// lazyDecoder decodes the Raw values of one type, counting each full decode, into
+// the object the default conversion hands on (managed fields stripped). It holds
+// the type's raw source only, so a value kept downstream pins no watcher.
 func lazyDecoder(typeName string, src rawSource, decodes *atomic.Int64) func([]byte) (runtime.Object, error) {
+	doc := readsDocuments(src)
 	return func(data []byte) (runtime.Object, error) {
-		obj, err := (&rawObject{msg: data, src: src}).decode()
+		obj, err := (&rawObject{msg: data, doc: doc, src: src}).decode()
+		if err == nil {
+			err = stripManagedFields(obj)
+		}
 		if err != nil {
 			m, _ := rawmeta.ObjectMeta(data) // only to name it
+			if doc {
+				m, _ = rawmeta.DocMeta(data)
+			}
 			return nil, fmt.Errorf("%s %s: lazy value: %w", typeName, objectID(m.Namespace, m.Name), err)
 		}
 		decodes.Add(1)
 		return obj, nil
 	}
+}
+
+// stripManagedFields removes obj's managed fields, as the default conversion does
+// (a protobuf message has none left; a document keeps them until decoded).
+func stripManagedFields(obj runtime.Object) error {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return fmt.Errorf("no metadata: %w", err)
+	}
+	m.SetManagedFields(nil)
+	return nil
 }

@@ -75,5 +75,6 @@ func (w *watcher) documentPage(body []byte, rs rawSource) ([]object, rawmeta.Lis
 }
 
 // decodesAll reports whether the watcher decodes documents in full without
-// reading their metadata first: it is fresh, and its type needs bodies.
-func (w *watcher) decodesAll() bool { return w.fresh && !w.t.KeysOnly }
+// reading their metadata first: it is fresh, and its type needs bodies, decoded
+// (lazy values need each document's bytes, not its decoded object).
+func (w *watcher) decodesAll() bool { return w.fresh && !w.t.KeysOnly && !w.lazy() }

@@ -107,46 +107,83 @@ var _ = Describe("the raw document path of a custom type", func() {
 		srv.Close()
 	})
 
-	for _, asCBOR := range []bool{true, false} {
-		for _, strategy := range []syncer.InitialList{syncer.Paged, syncer.WatchList} {
-			served := map[bool]string{true: "application/cbor", false: "application/json"}[asCBOR]
-			It("decodes in a relist exactly the 1% of objects that changed, served as "+served+", "+strategy.String(), func() {
-				srv = newDocServer(objects, asCBOR)
-				rec = newRecorder()
-				log := logrus.New()
-				log.SetOutput(GinkgoWriter)
-				clients := srv.clients()
-				var err error
-				s, err = syncer.New(nil, []resources.Type{resources.NetworkSets}, rec,
-					syncer.WithLogger(log), syncer.WithInitialList(strategy), syncer.WithPageSize(50),
-					syncer.WithBackoff(testBackoff),
-					syncer.WithLazyValues(), // custom types keep decoded values
-					syncer.WithListerWatcher(func(t resources.Type) (cache.ListerWatcherWithContext, error) {
-						return t.ListerWatcher(clients), nil
-					}))
-				Expect(err).NotTo(HaveOccurred())
-				var ctx context.Context
-				ctx, stop = context.WithCancel(context.Background())
-				s.Start(ctx)
-				Eventually(rec.last).Should(Equal(syncer.InSync))
-				Eventually(func() int { return len(rec.updates()) }).Should(Equal(objects))
-				Expect(syncer.Decodes(s)).To(BeEquivalentTo(objects))
-				v := rec.batches()[0][0].Value.(*unstructured.Unstructured)
-				Expect(v.GetName()).To(Equal("set0"))
-				nets, _, err := unstructured.NestedStringSlice(v.Object, "spec", "nets")
-				Expect(err).NotTo(HaveOccurred())
-				Expect(nets).To(Equal([]string{"10.0.0.0/32"}))
+	// value is an update's value as a consumer reads it: decoded, from a lazy Raw.
+	value := func(up syncer.Update) *unstructured.Unstructured {
+		v, err := resources.Decoded(up.Value)
+		Expect(err).NotTo(HaveOccurred())
+		return v.(*unstructured.Unstructured)
+	}
+	nets := func(u *unstructured.Unstructured) []string {
+		n, _, err := unstructured.NestedStringSlice(u.Object, "spec", "nets")
+		Expect(err).NotTo(HaveOccurred())
+		return n
+	}
 
-				srv.changeDocs(objects / 100)
-				mark := rec.mark()
-				Expect(s.Relist(context.Background(), resources.NetworkSets.Name)).To(Succeed())
-				Eventually(func() []string { return rec.updatesSince(mark) }).Should(ConsistOf(
-					"Updated NetworkSet.crd.projectcalico.org/ns/set0", "Updated NetworkSet.crd.projectcalico.org/ns/set1"))
-				Expect(syncer.Decodes(s)).To(BeEquivalentTo(objects + objects/100))
-				for ct := range srv.contentTypes() {
-					Expect(ct).To(HavePrefix(served), "every answer was %s", served)
+	for _, lazy := range []bool{false, true} {
+		for _, asCBOR := range []bool{true, false} {
+			for _, strategy := range []syncer.InitialList{syncer.Paged, syncer.WatchList} {
+				served := map[bool]string{true: "application/cbor", false: "application/json"}[asCBOR]
+				name := "decodes in a relist exactly the 1% of objects that changed"
+				if lazy {
+					name = "with lazy values decodes nothing at sync and exactly what the consumer reads"
 				}
-			})
+				It(name+", served as "+served+", "+strategy.String(), func() {
+					srv = newDocServer(objects, asCBOR)
+					rec = newRecorder()
+					log := logrus.New()
+					log.SetOutput(GinkgoWriter)
+					clients := srv.clients()
+					opts := []syncer.Option{syncer.WithLogger(log), syncer.WithInitialList(strategy),
+						syncer.WithPageSize(50), syncer.WithBackoff(testBackoff),
+						syncer.WithListerWatcher(func(t resources.Type) (cache.ListerWatcherWithContext, error) {
+							return t.ListerWatcher(clients), nil
+						})}
+					if lazy {
+						opts = append(opts, syncer.WithLazyValues())
+					}
+					var err error
+					s, err = syncer.New(nil, []resources.Type{resources.NetworkSets}, rec, opts...)
+					Expect(err).NotTo(HaveOccurred())
+					var ctx context.Context
+					ctx, stop = context.WithCancel(context.Background())
+					s.Start(ctx)
+					Eventually(rec.last).Should(Equal(syncer.InSync))
+					Eventually(func() int { return len(rec.updates()) }).Should(Equal(objects))
+					// Eager: every object decoded at sync. Lazy: none, until read.
+					atSync := map[bool]int{false: objects, true: 0}[lazy]
+					Expect(syncer.Decodes(s)).To(BeEquivalentTo(atSync))
+					first := rec.batches()[0][0]
+					_, isRaw := first.Value.(*resources.Raw)
+					Expect(isRaw).To(Equal(lazy), "a lazy value is a Raw")
+					v := value(first)
+					Expect(v.GetName()).To(Equal("set0"))
+					Expect(nets(v)).To(Equal([]string{"10.0.0.0/32"}))
+					read := map[bool]int{false: 0, true: 1}[lazy] // what the consumer decoded
+					Expect(syncer.Decodes(s)).To(BeEquivalentTo(atSync + read))
+
+					srv.changeDocs(objects / 100)
+					mark := rec.mark()
+					Expect(s.Relist(context.Background(), resources.NetworkSets.Name)).To(Succeed())
+					Eventually(func() []string { return rec.updatesSince(mark) }).Should(ConsistOf(
+						"Updated NetworkSet.crd.projectcalico.org/ns/set0", "Updated NetworkSet.crd.projectcalico.org/ns/set1"))
+					if !lazy {
+						Expect(syncer.Decodes(s)).To(BeEquivalentTo(objects + objects/100))
+					} else {
+						Expect(syncer.Decodes(s)).To(BeEquivalentTo(read), "a relist decodes nothing either")
+						for _, b := range rec.batchesSince(mark) {
+							for _, up := range b {
+								Expect(nets(value(up))).To(Equal([]string{"10.9.9.9/32"}))
+								read++
+							}
+						}
+						Expect(read).To(Equal(1 + objects/100))
+						Expect(syncer.Decodes(s)).To(BeEquivalentTo(read), "exactly what the consumer read")
+					}
+					for ct := range srv.contentTypes() {
+						Expect(ct).To(HavePrefix(served), "every answer was %s", served)
+					}
+				})
+			}
 		}
 	}
 })

@@ -112,7 +112,7 @@ func (ts *typeState) start(ctx context.Context, events chan<- event, delay time.
 		ledger: ts.ledger,
 		fresh:  ts.ledger == nil || ts.ledger.empty(),
 	}
-	if rs, ok := ts.lw.(rawSource); ok && ts.cfg.lazyValues && !readsDocuments(rs) {
+	if rs, ok := ts.lw.(rawSource); ok && ts.cfg.lazyValues {
 		w.lazyDecode = lazyDecoder(ts.t.Name, rs, ts.cfg.decodes)
 	}
 	p := plan{list: ts.pending != NoList, rv: ts.lastRV, delay: delay, strategy: ts.strategy}
