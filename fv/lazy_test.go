@@ -61,10 +61,11 @@ func (v *valueKinds) seen() map[string]int {
 }
 
 var _ = Describe("A Store of lazy values", func() {
-	It("syncs every built-in type, and each Get equals the object the server lists", func(ctx SpecContext) {
+	It("syncs every built-in type and NetworkSets, and each Get equals the object the server lists", func(ctx SpecContext) {
 		c := startCluster()
 		ns := c.namespace(ctx, "lazy")
-		types := resources.Builtin()
+		// NetworkSets, a custom type, are read as documents: their values are lazy too.
+		types := append(resources.Builtin(), resources.NetworkSets)
 		for _, t := range types {
 			c.create(ctx, t, ns, seq("lazy", 30)...)
 		}
@@ -79,14 +80,17 @@ var _ = Describe("A Store of lazy values", func() {
 		Eventually(store.Status).Should(Equal(syncer.InSync))
 		consistent(ctx, c.Config(), m, types)
 		Expect(values.seen()).To(HaveKey("*resources.Raw"))
-		Expect(values.seen()).To(HaveLen(1), "every value handed on is lazy")
+		Expect(values.seen()).To(HaveLen(1), "every value handed on is lazy, built-in or custom")
 
 		pc := rest.CopyConfig(c.Config())
 		pc.ContentType = "application/vnd.kubernetes.protobuf"
 		cs, err := kubernetes.NewForConfig(pc)
 		Expect(err).NotTo(HaveOccurred())
+		// Built-in types as protobuf through the typed client, custom ones through
+		// the dynamic client.
+		clients := resources.Clients{Typed: cs, Dynamic: c.dyn}
 		for _, t := range types {
-			list, err := t.ListerWatcher(resources.Clients{Typed: cs}).ListWithContext(ctx, metav1.ListOptions{})
+			list, err := t.ListerWatcher(clients).ListWithContext(ctx, metav1.ListOptions{})
 			Expect(err).NotTo(HaveOccurred(), t.Name)
 			items, err := meta.ExtractList(list)
 			Expect(err).NotTo(HaveOccurred(), t.Name)

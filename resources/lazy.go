@@ -4,12 +4,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// Raw is a value handed on undecoded: an object's own protobuf encoding (the
-// message, without the Kubernetes envelope, managed fields already stripped) and
-// the function that decodes it. A syncer made with syncer.WithLazyValues puts a
-// *Raw in KVPair.Value for every object of a built-in type that it reads on the
-// raw path with the default conversion, so that a consumer decodes only what it
-// reads. A Raw is immutable and safe for concurrent use.
+// Raw is a value handed on undecoded: an object's own encoding and the function
+// that decodes it. For a built-in type that is its protobuf message (without the
+// Kubernetes envelope, managed fields already stripped); for a custom type, its
+// CBOR or JSON document, whose managed fields the decoder removes. A syncer made
+// with syncer.WithLazyValues puts a *Raw in KVPair.Value for every object that it
+// reads on the raw path with the default conversion, so that a consumer decodes
+// only what it reads. A Raw is immutable and safe for concurrent use.
 type Raw struct {
 	data   []byte
 	decode func([]byte) (runtime.Object, error)

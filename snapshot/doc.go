@@ -3,7 +3,8 @@
 // applies each OnUpdates batch atomically, so a relist (which the syncer delivers
 // as one batch) swaps in at once and a reader sees the old state of a type or the
 // new one, never a mix. Fed lazy values (syncer.WithLazyValues), the Store keeps
-// each as its protobuf bytes and decodes on Get and List: a compact Store.
+// each as its bytes (protobuf, or a custom type's CBOR or JSON document) and
+// decodes on Get and List: a compact Store.
 //
 // Broker fans the stream out to many subscribers, as a syncer.Callbacks
 // (Subscribe) or a channel of batches (SubscribeBatches). Each gets the snapshot

@@ -15,8 +15,9 @@ import (
 // It is safe for any number of concurrent readers.
 //
 // A lazy value (*resources.Raw, from a syncer made with syncer.WithLazyValues) is
-// kept as its protobuf bytes and decoded on Get and List, which therefore return
-// the decoded object, as a Store fed decoded values does (see WithDecodedValues).
+// kept as its bytes (protobuf, or a custom type's document) and decoded on Get
+// and List, which therefore return the decoded object, as a Store fed decoded
+// values does (see WithDecodedValues).
 //
 // A batch is applied in place under the write lock: during a relist the Store holds
 // the old state plus the relist's changes, never two full copies.

@@ -12,16 +12,17 @@ import (
 )
 
 // WithLazyValues hands on values undecoded where the raw path allows it: every
-// object of a built-in type read as protobuf and converted with the default
-// conversion arrives in KVPair.Value as a *resources.Raw (its protobuf bytes,
-// managed fields stripped, and its decoder) instead of the typed object. The
-// syncer then decodes nothing in full for such a type, and a consumer decodes
+// object read on the raw path and converted with the default conversion arrives
+// in KVPair.Value as a *resources.Raw instead of the decoded object: for a
+// built-in type its protobuf bytes, managed fields stripped; for a custom type a
+// copy of its CBOR or JSON document, which Object decodes into the
+// *unstructured.Unstructured the eager path hands on, managed fields stripped.
+// The syncer then decodes nothing in full for such a type, and a consumer decodes
 // what it reads (Raw.Object); snapshot.Store keeps the bytes and decodes on Get.
 //
-// Objects that arrive decoded (custom types, whose changed CBOR or JSON objects
-// are decoded in full; a type with its own conversion; a type whose raw path fell
-// back to the typed client; objects resumed from a checkpoint) keep decoded
-// values, and KeysOnly types keep nil ones: a consumer of lazy values handles
+// Objects that arrive decoded (a type with its own conversion; a type whose raw
+// path fell back to the typed or dynamic client; objects resumed from a
+// checkpoint) keep decoded values, and KeysOnly types keep nil ones: a consumer of lazy values handles
 // both, as snapshot.Store does. With WithCheckpoint, each changed object is still
 // decoded once, for the checkpoint.
 //
