@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"maps"
+	"path/filepath"
 	"strconv"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -186,4 +187,41 @@ var _ = Describe("the raw document path of a custom type", func() {
 			}
 		}
 	}
+
+	It("with lazy values and a checkpoint decodes each changed object once, for its record, and resumes from it", func() {
+		srv = newDocServer(objects, false)
+		clients := srv.clients()
+		path := filepath.Join(GinkgoT().TempDir(), "ckpt")
+		log := logrus.New()
+		log.SetOutput(GinkgoWriter)
+		run := func(r *recorder) *syncer.Syncer {
+			s, err := syncer.New(nil, []resources.Type{resources.NetworkSets}, r,
+				syncer.WithLogger(log), syncer.WithBackoff(testBackoff), syncer.WithLazyValues(),
+				syncer.WithCheckpoint(path),
+				syncer.WithListerWatcher(func(t resources.Type) (cache.ListerWatcherWithContext, error) {
+					return t.ListerWatcher(clients), nil
+				}))
+			Expect(err).NotTo(HaveOccurred())
+			var ctx context.Context
+			ctx, stop = context.WithCancel(context.Background())
+			s.Start(ctx)
+			Eventually(r.last).Should(Equal(syncer.InSync))
+			return s
+		}
+		rec = newRecorder()
+		s = run(rec)
+		Expect(rec.updates()).To(HaveLen(objects))
+		Expect(syncer.Decodes(s)).To(BeEquivalentTo(objects), "each object decoded once, for the checkpoint")
+		Expect(rec.batches()[0][0].Value).To(BeAssignableToTypeOf(&resources.Raw{}))
+		stop()
+		s.Stop()
+
+		// A second syncer resumes from the checkpoint's records.
+		rec = newRecorder()
+		s = run(rec)
+		Expect(rec.updates()).To(HaveLen(objects))
+		u := value(rec.batches()[0][0])
+		Expect(u.GetName()).To(Equal("set0"))
+		Expect(nets(u)).To(Equal([]string{"10.0.0.0/32"}))
+	})
 })
