@@ -388,7 +388,8 @@ func (r *Report) Markdown() string {
 	}
 	p("\nThe last column compares the same figures with (f)'s peak RSS taken off both: every contender is the same binary,")
 	p(" whose baseline RSS (mostly file-backed pages of the benchmark binary itself) dilutes the absolute ratios. The targets")
-	p(" are judged on the absolute figures, as stated.\n\n")
+	p(" are judged on the absolute figures, as stated. The heap and CPU profiles that explain the targets not met, taken")
+	p(" with `-profile DIR`, are read in [docs/memory.md](docs/memory.md).\n\n")
 
 	r.fanoutMarkdown(&b)
 
