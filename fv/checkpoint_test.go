@@ -202,14 +202,7 @@ var _ = Describe("Checkpoint and warm start", Ordered, func() {
 	})
 
 	It("resumes with no list, one read of each type's revision that returns no object; changes meanwhile arrive as updates", func(ctx SpecContext) {
-		ns := c.namespace(ctx, "ck-fence")
-		types := c.populate(ctx, ns, 30)
-		p := c.proxy()
-		path := statePath()
-		log, _ := logged()
-		s, m, _ := withCheckpoint(p.Config(), types, path, log)
-		inSync(m)
-		s.Stop()
+		ns, types, p, path := c.checkpointed(ctx, "ck-fence", 30)
 		c.create(ctx, types[0], ns, "while-stopped")
 		c.remove(ctx, types[1], ns, "obj-0001")
 
@@ -224,7 +217,7 @@ var _ = Describe("Checkpoint and warm start", Ordered, func() {
 			return lists, streams
 		}
 		lists, streams := requests()
-		log, _ = logged()
+		log, _ := logged()
 		_, m, obs := withCheckpoint(p.Config(), types, path, log)
 		inSync(m)
 		checked(ctx, c.Config(), m, types)
@@ -240,14 +233,7 @@ var _ = Describe("Checkpoint and warm start", Ordered, func() {
 	})
 
 	It("delivers the snapshot while the apiserver is unreachable, stays ResyncInProgress, and recovers when it returns", func(ctx SpecContext) {
-		ns := c.namespace(ctx, "ck-down")
-		types := c.populate(ctx, ns, 40)
-		p := c.proxy()
-		path := statePath()
-		log, _ := logged()
-		s, m, _ := withCheckpoint(p.Config(), types, path, log)
-		inSync(m)
-		s.Stop()
+		ns, types, p, path := c.checkpointed(ctx, "ck-down", 40)
 
 		p.Blackhole(true)
 		c.create(ctx, types[0], ns, "while-down")
@@ -319,6 +305,20 @@ var _ = Describe("Checkpoint after compaction", Ordered, func() {
 		Expect(m.Count(y.Kind, syncer.KVUpdated) + m.Count(y.Kind, syncer.KVDeleted)).To(BeZero())
 	})
 })
+
+// checkpointed populates a new namespace with n objects of each of two types
+// (populate), runs a syncer with a checkpoint through a new proxy to InSync and
+// stops it, so that the checkpoint at path holds them.
+func (c *cluster) checkpointed(ctx context.Context, prefix string, n int) (ns string, types []resources.Type, p *harness.Proxy, path string) {
+	ns = c.namespace(ctx, prefix)
+	types = c.populate(ctx, ns, n)
+	p, path = c.proxy(), statePath()
+	log, _ := logged()
+	s, m, _ := withCheckpoint(p.Config(), types, path, log)
+	inSync(m)
+	s.Stop()
+	return ns, types, p, path
+}
 
 // populate creates n services and n network sets in ns and returns their types,
 // restricted to ns: a typed built-in type (protobuf) and a custom one (JSON).

@@ -34,10 +34,11 @@ func builtin[L runtime.Object](gvr schema.GroupVersionResource, kind string, nam
 				ListWithContextFunc:  func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return tc.List(ctx, o) },
 				WatchFuncWithContext: tc.Watch,
 			},
-			rc:        groupREST(c.Typed, gvr.GroupVersion()),
-			gvk:       gvr.GroupVersion().WithKind(kind),
-			resource:  gvr.Resource,
-			namespace: namespace,
+			rawClient: rawClient{rc: groupREST(c.Typed, gvr.GroupVersion()), name: gvr.Resource,
+				target: func(r *rest.Request) *rest.Request {
+					return r.NamespaceIfScoped(namespace, namespace != "").Resource(gvr.Resource)
+				}},
+			gvk: gvr.GroupVersion().WithKind(kind),
 		}
 	}
 	return t

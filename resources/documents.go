@@ -1,24 +1,17 @@
 package resources
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"sync/atomic"
-	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/runtime/serializer/cbor"
-	"k8s.io/apimachinery/pkg/runtime/serializer/streaming"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	restclientwatch "k8s.io/client-go/rest/watch"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubesync/kubesync/internal/rawmeta"
@@ -58,53 +51,21 @@ func NewDocumentsClient(cfg *rest.Config) (rest.Interface, error) {
 // uses the dynamic methods.
 type DocumentListerWatcher struct {
 	cache.ListerWatcherWithContext
-	rc        rest.Interface
-	gvr       schema.GroupVersionResource
-	namespace string
-	disabled  atomic.Bool
+	rawClient
 }
 
-// RawEnabled reports whether the raw methods may be used.
-func (d *DocumentListerWatcher) RawEnabled() bool { return d.rc != nil && !d.disabled.Load() }
-
-// DisableRaw sends every later request through the dynamic client.
-func (d *DocumentListerWatcher) DisableRaw() { d.disabled.Store(true) }
-
-func (d *DocumentListerWatcher) request(opts metav1.ListOptions) *rest.Request {
-	var timeout time.Duration
-	if opts.TimeoutSeconds != nil {
-		timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
+// documentTarget points a request at gvr's resource in namespace ("": all or
+// cluster-scoped), by absolute path: the documents client serves every group.
+func documentTarget(gvr schema.GroupVersionResource, namespace string) func(*rest.Request) *rest.Request {
+	path := []string{"/apis", gvr.Group, gvr.Version}
+	if gvr.Group == "" {
+		path = []string{"/api", gvr.Version}
 	}
-	path := []string{"/apis", d.gvr.Group, d.gvr.Version}
-	if d.gvr.Group == "" {
-		path = []string{"/api", d.gvr.Version}
+	if namespace != "" {
+		path = append(path, "namespaces", namespace)
 	}
-	if d.namespace != "" {
-		path = append(path, "namespaces", d.namespace)
-	}
-	return d.rc.Get().
-		AbsPath(append(path, d.gvr.Resource)...).
-		SetHeader("Accept", DocumentAccept).
-		VersionedParams(&opts, scheme.ParameterCodec).
-		Timeout(timeout)
-}
-
-// ListRaw returns one list page as the bytes of the response, CBOR or JSON. An
-// error answer comes back as the error client-go makes of it (an APIStatus).
-func (d *DocumentListerWatcher) ListRaw(ctx context.Context, opts metav1.ListOptions) ([]byte, error) {
-	res := d.request(opts).Do(ctx)
-	body, err := res.Raw()
-	if err != nil {
-		return nil, res.Error()
-	}
-	return body, nil
-}
-
-// WatchRaw opens a watch and returns its body: a CBOR sequence or a JSON stream of
-// watch events.
-func (d *DocumentListerWatcher) WatchRaw(ctx context.Context, opts metav1.ListOptions) (io.ReadCloser, error) {
-	opts.Watch = true
-	return d.request(opts).Stream(ctx)
+	path = append(path, gvr.Resource)
+	return func(r *rest.Request) *rest.Request { return r.AbsPath(path...).SetHeader("Accept", DocumentAccept) }
 }
 
 // NewObject returns an empty unstructured object.
@@ -127,7 +88,7 @@ func (d *DocumentListerWatcher) DecodeResponse(data []byte) (runtime.Object, err
 		_, _, err = cborCodec.Decode(data, nil, u)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", d.gvr.GroupResource(), err)
+		return nil, fmt.Errorf("%s: %w", d.name, err)
 	}
 	if u.IsList() {
 		return u.ToList()
@@ -137,12 +98,5 @@ func (d *DocumentListerWatcher) DecodeResponse(data []byte) (runtime.Object, err
 
 // DecodeJSONWatch reads a JSON watch body as the dynamic client would.
 func (d *DocumentListerWatcher) DecodeJSONWatch(body io.ReadCloser) (watch.Interface, error) {
-	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), runtime.ContentTypeJSON)
-	if !ok || info.StreamSerializer == nil {
-		return nil, fmt.Errorf("%s: no JSON stream serializer", d.gvr.GroupResource())
-	}
-	frames := info.StreamSerializer.Framer.NewFrameReader(body)
-	events := streaming.NewDecoder(frames, unstructured.UnstructuredJSONScheme)
-	return watch.NewStreamWatcher(restclientwatch.NewDecoder(events, unstructured.UnstructuredJSONScheme),
-		apierrors.NewClientErrorReporter(500, "GET", "ClientWatchDecoding")), nil
+	return d.jsonWatch(body, unstructured.UnstructuredJSONScheme, unstructured.UnstructuredJSONScheme)
 }

@@ -137,7 +137,8 @@ func (t Type) ListerWatcher(c Clients) cache.ListerWatcherWithContext {
 	if scoped {
 		ns = t.Namespace
 	}
-	return &DocumentListerWatcher{ListerWatcherWithContext: lw, rc: c.Documents, gvr: t.GVR, namespace: ns}
+	return &DocumentListerWatcher{ListerWatcherWithContext: lw,
+		rawClient: rawClient{rc: c.Documents, name: t.GVR.GroupResource().String(), target: documentTarget(t.GVR, ns)}}
 }
 
 // listerOf is what the dynamic and metadata clients have in common.
