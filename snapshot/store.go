@@ -19,8 +19,14 @@ import (
 // and List, which therefore return the decoded object, as a Store fed decoded
 // values does (see WithDecodedValues).
 //
-// A batch is applied in place under the write lock: during a relist the Store holds
-// the old state plus the relist's changes, never two full copies.
+// Reads: Get by key; List by kind; ByIndex by kind and an index's value, the
+// built-in NamespaceIndex or one declared with WithIndex. The package's Get,
+// List and ByIndex are the same reads typed: they return Ts, not KVPairs, and a
+// *TypeError for a value of another type.
+//
+// A batch is applied in place under the write lock, values and indexes together:
+// during a relist the Store holds the old state plus the relist's changes, never
+// two full copies, and a reader sees the batch whole or not at all.
 //
 // Each kind is an ordered copy-on-write tree, so that a Broker can hand a late
 // subscriber a frozen view of the whole Store in O(1) and stream it from there
@@ -32,6 +38,8 @@ type Store struct {
 	onSync chan struct{}
 	// decoded: decode lazy values as they arrive (WithDecodedValues).
 	decoded bool
+	// indexes: kind → name → index (WithIndex), fixed at construction.
+	indexes map[string]map[string]*index
 }
 
 // entry is one key's value; the kind is the tree it lives in. Trees hold
@@ -82,7 +90,7 @@ func NewStore(opts ...StoreOption) *Store {
 	return s
 }
 
-// OnUpdates applies a batch atomically.
+// OnUpdates applies a batch atomically: values and indexes (WithIndex) together.
 func (s *Store) OnUpdates(updates []syncer.Update) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -93,7 +101,9 @@ func (s *Store) OnUpdates(updates []syncer.Update) {
 			if t == nil {
 				continue
 			}
-			t.Delete(&entry{namespace: k.Namespace, name: k.Name})
+			if old, found := t.Delete(&entry{namespace: k.Namespace, name: k.Name}); found {
+				s.reindex(k.Kind, old, nil)
+			}
 			if t.Len() == 0 {
 				delete(s.kinds, k.Kind)
 			}
@@ -107,7 +117,9 @@ func (s *Store) OnUpdates(updates []syncer.Update) {
 		if s.decoded {
 			v = decoded(v)
 		}
-		t.ReplaceOrInsert(&entry{namespace: k.Namespace, name: k.Name, value: v, revision: u.Revision, uid: u.UID})
+		cur := &entry{namespace: k.Namespace, name: k.Name, value: v, revision: u.Revision, uid: u.UID}
+		old, _ := t.ReplaceOrInsert(cur)
+		s.reindex(k.Kind, old, cur)
 	}
 }
 
@@ -137,32 +149,44 @@ func (s *Store) Synced() <-chan struct{} { return s.onSync }
 
 // Get returns the current value of key, decoded.
 func (s *Store) Get(key resources.Key) (resources.KVPair, bool) {
+	e := s.lookup(key)
+	if e == nil {
+		return resources.KVPair{}, false
+	}
+	return e.decodedKV(key.Kind), true
+}
+
+// lookup returns key's entry, nil if it has none.
+func (s *Store) lookup(key resources.Key) *entry {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	t := s.kinds[key.Kind]
 	if t == nil {
-		return resources.KVPair{}, false
+		return nil
 	}
-	e, ok := t.Get(&entry{namespace: key.Namespace, name: key.Name})
-	if !ok {
-		return resources.KVPair{}, false
-	}
-	return e.decodedKV(key.Kind), true
+	e, _ := t.Get(&entry{namespace: key.Namespace, name: key.Name})
+	return e
 }
 
 // List returns every current value of one kind, ordered by namespace and name,
 // decoded. Values the Store keeps decoded are shared with it: treat them as
 // read-only.
 func (s *Store) List(kind string) []resources.KVPair {
+	return decodedKVs(kind, s.all(kind))
+}
+
+// all returns the entries of kind as they are at one moment, ordered by
+// namespace and name.
+func (s *Store) all(kind string) []*entry {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	t := s.kinds[kind]
 	if t == nil {
-		return []resources.KVPair{}
+		return nil
 	}
-	out := make([]resources.KVPair, 0, t.Len())
+	out := make([]*entry, 0, t.Len())
 	t.Ascend(func(e *entry) bool {
-		out = append(out, e.decodedKV(kind))
+		out = append(out, e)
 		return true
 	})
 	return out
