@@ -118,10 +118,27 @@ func (s *Store) reindex(kind string, old, cur *entry) {
 			}
 		}
 		for _, v := range after {
-			ix.tree.ReplaceOrInsert(item{value: v, e: cur}) // an unchanged value: the item now points at cur
+			ix.tree.ReplaceOrInsert(item{value: ix.canonical(v), e: cur}) // an unchanged value: the item now points at cur
 		}
 	}
 }
+
+// canonical returns the string the index already files items under for v, if
+// any, so that the items of one value share one string and a lazy value's
+// decoded copy is dropped: 16 bytes a key at 100k lazy ConfigMaps.
+func (ix *index) canonical(v string) string {
+	ix.tree.AscendGreaterOrEqual(item{value: v, e: lowest}, func(it item) bool {
+		if it.value == v {
+			v = it.value
+		}
+		return false
+	})
+	return v
+}
+
+// lowest sorts before every entry: a pivot to find the first item of a value.
+// It is never written.
+var lowest = &entry{}
 
 // indexed returns the entries of kind filed under value in the named index, as
 // they are at one moment, ordered by namespace and name.
@@ -146,7 +163,7 @@ func (s *Store) indexed(kind, name, value string) ([]*entry, error) {
 		declared := append(slices.Sorted(maps.Keys(s.indexes[kind])), NamespaceIndex)
 		return nil, fmt.Errorf("snapshot: index %q of kind %q: %w (the kind has %q)", name, kind, ErrNoIndex, declared)
 	}
-	ix.tree.AscendGreaterOrEqual(item{value: value, e: &entry{}}, func(it item) bool {
+	ix.tree.AscendGreaterOrEqual(item{value: value, e: lowest}, func(it item) bool {
 		if it.value != value {
 			return false
 		}
