@@ -22,6 +22,11 @@ import (
 // relist, which the syncer delivers whole, still reaches it whole. Once a
 // subscriber has been handed everything, it holds no buffer at all.
 //
+// Indexes given to NewBroker (WithIndex) are kept by its Store, for ByIndex on
+// Store(). A subscriber's view of the snapshot carries no index, so joining
+// copies none: subscribers receive updates, and one that wants indexed reads
+// subscribes a Store of its own made with the indexes it needs.
+//
 // Give the Broker to a syncer as its Callbacks; read the current state from
 // Store, never write to it.
 type Broker struct {

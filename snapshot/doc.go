@@ -6,6 +6,13 @@
 // each as its bytes (protobuf, or a custom type's CBOR or JSON document) and
 // decodes on Get and List: a compact Store.
 //
+// A Store reads by key (Get), by kind (List) and by index (ByIndex): every
+// kind has NamespaceIndex, and WithIndex declares more, such as a label's
+// values, kept in the same batch as the values. The package's Get, List and
+// ByIndex are these reads typed (Get[*corev1.Pod]): they decode lazy values and
+// return a *TypeError, naming the key and both types, for a value of another
+// type.
+//
 // Broker fans the stream out to many subscribers, as a syncer.Callbacks
 // (Subscribe) or a channel of batches (SubscribeBatches). Each gets the snapshot
 // and then the changes, coalesced per key while it is busy. A late subscriber's
