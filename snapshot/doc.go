@@ -4,7 +4,7 @@
 // as one batch) swaps in at once and a reader sees the old state of a type or the
 // new one, never a mix. Fed lazy values (syncer.WithLazyValues), the Store keeps
 // each as its bytes (protobuf, or a custom type's CBOR or JSON document) and
-// decodes on Get and List: a compact Store.
+// decodes on each read: a compact Store.
 //
 // A Store reads by key (Get), by kind (List) and by index (ByIndex): every
 // kind has NamespaceIndex, and WithIndex declares more, such as a label's

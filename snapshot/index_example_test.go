@@ -27,8 +27,8 @@ func policy(ns, name, app string) syncer.Update {
 func ExampleWithIndex() {
 	kind := resources.KubernetesNetworkPolicies.Kind
 	store := snapshot.NewStore(snapshot.WithIndex(kind, "app", func(kv resources.KVPair) []string {
-		p := kv.Value.(*networkingv1.NetworkPolicy) // the only values of this kind
-		if app, ok := p.Spec.PodSelector.MatchLabels["app"]; ok {
+		p, ok := kv.Value.(*networkingv1.NetworkPolicy) // not if its bytes did not decode
+		if app, selects := p.Spec.PodSelector.MatchLabels["app"]; ok && selects {
 			return []string{app}
 		}
 		return nil

@@ -14,7 +14,7 @@ type StoreOption func(*Store)
 // of decoded objects.
 //
 // Default: the Store keeps a lazy value as its bytes, 2 to 5 times smaller than
-// the decoded object, and decodes on every Get and List, with no cache. Memory
+// the decoded object, and decodes on every read, with no cache. Memory
 // is what the lazy path is for, and a cache would keep decoded objects of
 // whatever was read last, for an unknown reader's benefit; a caller that reads
 // a value often can keep what Get returned.

@@ -15,8 +15,8 @@ import (
 // It is safe for any number of concurrent readers.
 //
 // A lazy value (*resources.Raw, from a syncer made with syncer.WithLazyValues) is
-// kept as its bytes (protobuf, or a custom type's document) and decoded on Get
-// and List, which therefore return the decoded object, as a Store fed decoded
+// kept as its bytes (protobuf, or a custom type's document) and decoded on each
+// read, which therefore returns the decoded object, as a Store fed decoded
 // values does (see WithDecodedValues).
 //
 // Reads: Get by key; List by kind; ByIndex by kind and an index's value, the
