@@ -6,11 +6,13 @@
 //     Put and Delete change whole objects (a *corev1.Pod, an unstructured custom
 //     object), as watch events with new revisions; Refuse and Allow make a type
 //     fail with an apiserver's error (Forbidden, Unauthorized, NotFound, Expired,
-//     InternalError) and recover.
+//     InternalError) and recover. It acts as an apiserver does: history, 410 after
+//     Compact, bookmarks, timeoutSeconds, label and field selectors.
 //   - Resource, the fake list and watch endpoints of one type, which API uses and
-//     Resource(t) returns: it records every list, watch and stop call, serves paged
-//     and streaming lists, and lets a test push events, end watches and inject
-//     errors per call.
+//     Resource(t) returns: it records every list, watch and stop call (with its
+//     selectors), serves paged and streaming lists, and lets a test push events,
+//     end watches and inject errors per call. Built alone it is scripted: its
+//     ResourceOptions turn on the apiserver's behaviour one by one.
 //   - Recorder, a syncer.Callbacks that keeps every call in order, and the state
 //     (key → KVPair) they add up to, with a way to wait for a condition.
 //

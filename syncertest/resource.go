@@ -1,20 +1,19 @@
 package syncertest
 
 import (
-	"context"
-	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/utils/ptr"
+	"k8s.io/utils/clock"
 )
 
 // Call is one recorded request.
@@ -26,16 +25,41 @@ type Call struct {
 	SendInitial     bool
 	// TimeoutSeconds of a watch, 0 if unset.
 	TimeoutSeconds int64
+	// Namespace of the request's path ("" for all namespaces), its selectors as
+	// sent, and its page size (0: no limit).
+	Namespace     string
+	LabelSelector string
+	FieldSelector string
+	Limit         int64
 }
 
-// Resource is the fake API of one resource type. It is safe for concurrent use.
+// Resource is the fake API of one resource type: a cache.ListerWatcherWithContext
+// that records every call, serves paged and streaming lists, evaluates label
+// selectors and field selectors (metadata.name, metadata.namespace and any path
+// into the object, such as spec.nodeName) and lets a test push events, end
+// watches and inject errors per call. Its options (ResourceOption) turn on what
+// an apiserver does besides: history (a watch from a revision replays the
+// changes after it; Compact makes older revisions answer 410), bookmarks on a
+// period, and timeoutSeconds, on a clock of the test's.
+//
+// What it still does not do as kube-apiserver does: a field selector may name
+// any path, where the apiserver allows a few per type; a revision it has not
+// reached is refused at once, where the apiserver waits for it up to 3s; and
+// without KeepingHistory a watch whose reader falls 1024 events behind panics.
+// A Resource is safe for concurrent use.
 type Resource struct {
 	gr schema.GroupResource
 
-	mu              sync.Mutex
-	objects         map[string]*metav1.PartialObjectMetadata
-	clock           *Revisions
-	rev             uint64 // of the last change here: continue tokens are pinned to it
+	mu             sync.Mutex
+	objects        map[string]runtime.Object // by key: namespace/name, or the name
+	revs           *Revisions
+	rev            uint64   // of the last change here: continue tokens are pinned to it
+	history        *history // nil unless KeepingHistory
+	compacted      uint64
+	clock          clock.WithDelayedExecution
+	bookmarkPeriod time.Duration
+	timeouts       bool
+
 	calls           []Call
 	watches         []*stream
 	listErr         func() error
@@ -44,6 +68,7 @@ type Resource struct {
 	refuseStreaming bool
 	streamEnd       StreamEnd
 	endAtOnce       bool
+	hold            bool // streaming lists keep their initial events until released
 }
 
 // StreamEnd is how a streaming list (sendInitialEvents) of the fake ends its
@@ -64,11 +89,11 @@ const (
 // New returns an empty fake resource. It counts its own revisions from 1 unless
 // it shares a counter (SharingRevisions).
 func New(gr schema.GroupResource, opts ...ResourceOption) *Resource {
-	r := &Resource{gr: gr, objects: map[string]*metav1.PartialObjectMetadata{}, clock: NewRevisions()}
+	r := &Resource{gr: gr, objects: map[string]runtime.Object{}, revs: NewRevisions(), clock: clock.RealClock{}}
 	for _, o := range opts {
 		o(r)
 	}
-	r.rev = r.clock.Current()
+	r.rev = r.revs.Current()
 	return r
 }
 
@@ -83,26 +108,37 @@ func Object(namespace, name string, rev uint64) *metav1.PartialObjectMetadata {
 // Set makes names the objects that the next list sees, without watch events: names
 // already present keep their revision, new ones get a new revision, and the rest
 // are dropped. Any change moves the revision, which expires the continue tokens of
-// lists under way. It returns the current revision.
+// lists under way. With KeepingHistory the changes are kept, each dropped name
+// at a revision of its own, so a watch opened later from an older revision
+// replays them. It returns the current revision.
 func (r *Resource) Set(names ...string) uint64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	objects := make(map[string]*metav1.PartialObjectMetadata, len(names))
-	kept := 0
+	keep := make(map[string]bool, len(names))
 	for _, n := range names {
-		if o, ok := r.objects[n]; ok {
-			objects[n] = o
-			kept++
-			continue
+		keep[n] = true
+		if _, ok := r.objects[n]; !ok {
+			r.commit(n, Object("", n, 0), false)
 		}
-		r.rev = r.clock.next()
-		objects[n] = Object("", n, r.rev)
 	}
-	if kept < len(r.objects) {
-		r.rev = r.clock.next() // a drop is a change too
+	var dropped []string
+	for n := range r.objects {
+		if !keep[n] {
+			dropped = append(dropped, n)
+		}
 	}
-	r.objects = objects
-	return r.clock.Current()
+	slices.Sort(dropped)
+	if r.history == nil && len(dropped) > 0 {
+		r.rev = r.revs.next() // one revision for every drop
+		for _, n := range dropped {
+			delete(r.objects, n)
+		}
+		return r.revs.Current()
+	}
+	for _, n := range dropped {
+		r.commit(n, nil, false)
+	}
+	return r.revs.Current()
 }
 
 // Put stores an object at the next revision and sends Added or Modified to open
@@ -110,16 +146,58 @@ func (r *Resource) Set(names ...string) uint64 {
 func (r *Resource) Put(name string) uint64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.rev = r.clock.next()
-	_, exists := r.objects[name]
-	o := Object("", name, r.rev)
-	r.objects[name] = o
-	t := watch.Added
-	if exists {
-		t = watch.Modified
+	return r.commit(name, Object("", name, 0), true)
+}
+
+// putObject stores a whole object under key at the next revision.
+func (r *Resource) putObject(key string, obj runtime.Object) uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.commit(key, obj, true)
+}
+
+// Delete removes an object and sends Deleted to open watches.
+func (r *Resource) Delete(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.commit(name, nil, true)
+}
+
+// commit makes obj (nil: a deletion) the value of key at the next revision,
+// keeps the change if the resource keeps history, and sends it to open watches
+// if send. A deletion of a key that is not there still sends Deleted, with a
+// placeholder, so that a test can script one.
+func (r *Resource) commit(key string, obj runtime.Object, send bool) uint64 {
+	rev := r.revs.next()
+	r.rev = rev
+	prev, existed := r.objects[key]
+	c := change{rev: rev, key: key, prev: prev}
+	switch {
+	case obj == nil:
+		c.typ = watch.Deleted
+		last := prev
+		if last == nil {
+			last = Object("", key, rev)
+		}
+		c.obj = withRevision(last, rev)
+		delete(r.objects, key)
+	case existed:
+		c.typ, c.obj = watch.Modified, withRevision(obj, rev)
+	default:
+		c.typ, c.obj = watch.Added, withRevision(obj, rev)
 	}
-	r.broadcast(watch.Event{Type: t, Object: o.DeepCopy()})
-	return r.rev
+	if obj != nil {
+		r.objects[key] = c.obj
+	}
+	r.history.add(c)
+	if send {
+		for _, s := range slices.Clone(r.watches) {
+			if e, ok := s.m.event(c); ok {
+				s.send(e)
+			}
+		}
+	}
+	return rev
 }
 
 // Resend sends an event for an object as it is, with its unchanged revision.
@@ -130,7 +208,7 @@ func (r *Resource) Resend(name string, t watch.EventType) {
 	if !ok {
 		o = Object("", name, r.rev)
 	}
-	r.broadcast(watch.Event{Type: t, Object: o.DeepCopy()})
+	r.broadcast(watch.Event{Type: t, Object: o.DeepCopyObject()})
 }
 
 // SendRaw sends an arbitrary event to open watches.
@@ -138,21 +216,6 @@ func (r *Resource) SendRaw(e watch.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.broadcast(e)
-}
-
-// Delete removes an object and sends Deleted to open watches.
-func (r *Resource) Delete(name string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.rev = r.clock.next()
-	o, ok := r.objects[name]
-	if !ok {
-		o = Object("", name, r.rev)
-	}
-	delete(r.objects, name)
-	o = o.DeepCopy()
-	o.ResourceVersion = strconv.FormatUint(r.rev, 10)
-	r.broadcast(watch.Event{Type: watch.Deleted, Object: o})
 }
 
 // EndWatches ends every open watch cleanly, as a server timeout does.
@@ -244,125 +307,26 @@ func (r *Resource) OpenWatches() int {
 	return len(r.watches)
 }
 
-// ListWithContext serves a paged list of the current objects. The continue token is
-// the revision and the offset into the name-sorted list; a token of an older
-// revision is refused with 410 Gone, as an apiserver refuses a compacted one.
-func (r *Resource) ListWithContext(_ context.Context, o metav1.ListOptions) (runtime.Object, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.calls = append(r.calls, Call{Verb: "list", ResourceVersion: o.ResourceVersion, Continue: o.Continue})
-	if r.listErr != nil {
-		if err := r.listErr(); err != nil {
-			return nil, err
+func (r *Resource) record(verb, namespace string, o metav1.ListOptions) {
+	c := Call{Verb: verb, ResourceVersion: o.ResourceVersion, Continue: o.Continue, Namespace: namespace,
+		LabelSelector: o.LabelSelector, FieldSelector: o.FieldSelector, Limit: o.Limit}
+	if verb == "watch" {
+		c.SendInitial = o.SendInitialEvents != nil && *o.SendInitialEvents
+		if o.TimeoutSeconds != nil {
+			c.TimeoutSeconds = *o.TimeoutSeconds
 		}
 	}
-	if r.continueErr != nil && o.Continue != "" {
-		if err := r.continueErr(); err != nil {
-			return nil, err
-		}
-	}
-	names := make([]string, 0, len(r.objects))
-	for n := range r.objects {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	start := 0
-	if o.Continue != "" {
-		rev, offset, _ := strings.Cut(o.Continue, "/")
-		var err error
-		if start, err = strconv.Atoi(offset); err != nil {
-			return nil, apierrors.NewBadRequest("bad continue token")
-		}
-		if rev != strconv.FormatUint(r.rev, 10) {
-			return nil, apierrors.NewResourceExpired("the continue token is too old")
-		}
-	}
-	end := len(names)
-	if o.Limit > 0 && start+int(o.Limit) < end {
-		end = start + int(o.Limit)
-	}
-	list := &metav1.PartialObjectMetadataList{ListMeta: metav1.ListMeta{ResourceVersion: strconv.FormatUint(r.clock.Current(), 10)}}
-	for _, n := range names[start:end] {
-		list.Items = append(list.Items, *r.objects[n].DeepCopy())
-	}
-	if end < len(names) {
-		list.Continue = strconv.FormatUint(r.rev, 10) + "/" + strconv.Itoa(end)
-	}
-	return list, nil
+	r.calls = append(r.calls, c)
 }
 
-// WatchWithContext opens a watch. A streaming list (sendInitialEvents) first sends
-// every object as Added, then the initial-events-end bookmark.
-func (r *Resource) WatchWithContext(_ context.Context, o metav1.ListOptions) (watch.Interface, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	initial := o.SendInitialEvents != nil && *o.SendInitialEvents
-	r.calls = append(r.calls, Call{Verb: "watch", ResourceVersion: o.ResourceVersion, SendInitial: initial,
-		TimeoutSeconds: ptr.Deref(o.TimeoutSeconds, 0)})
-	if r.watchErr != nil {
-		if err := r.watchErr(); err != nil {
-			return nil, err
-		}
+// partial is obj's metadata, as a PartialObjectMetadata.
+func partial(obj runtime.Object) *metav1.PartialObjectMetadata {
+	if p, ok := obj.(*metav1.PartialObjectMetadata); ok {
+		return p.DeepCopy()
 	}
-	if initial && r.refuseStreaming {
-		return nil, apierrors.NewBadRequest("sendInitialEvents is not supported")
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return &metav1.PartialObjectMetadata{}
 	}
-	s := &stream{r: r, ch: make(chan watch.Event, 1024)}
-	if initial {
-		names := make([]string, 0, len(r.objects))
-		for n := range r.objects {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		for _, n := range names {
-			s.ch <- watch.Event{Type: watch.Added, Object: r.objects[n].DeepCopy()}
-		}
-		switch r.streamEnd {
-		case WithBookmark:
-			bm := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
-				ResourceVersion: strconv.FormatUint(r.clock.Current(), 10),
-				Annotations:     map[string]string{metav1.InitialEventsAnnotationKey: "true"},
-			}}
-			s.ch <- watch.Event{Type: watch.Bookmark, Object: bm}
-		case ClosedEarly:
-			s.end()
-			return s, nil
-		}
-	}
-	if r.endAtOnce {
-		s.end()
-		return s, nil
-	}
-	r.watches = append(r.watches, s)
-	return s, nil
-}
-
-func (r *Resource) broadcast(e watch.Event) {
-	for _, s := range r.watches {
-		select {
-		case s.ch <- e:
-		default:
-			panic(fmt.Sprintf("syncertest: watch buffer of %s is full", r.gr))
-		}
-	}
-}
-
-// stream is one open watch.
-type stream struct {
-	r    *Resource
-	ch   chan watch.Event
-	once sync.Once
-}
-
-func (s *stream) ResultChan() <-chan watch.Event { return s.ch }
-
-func (s *stream) end() { s.once.Do(func() { close(s.ch) }) }
-
-// Stop is what the client calls; it is recorded, and the stream is closed.
-func (s *stream) Stop() {
-	s.r.mu.Lock()
-	defer s.r.mu.Unlock()
-	s.r.calls = append(s.r.calls, Call{Verb: "stop"})
-	s.r.watches = slices.DeleteFunc(s.r.watches, func(o *stream) bool { return o == s })
-	s.end()
+	return meta.AsPartialObjectMetadata(m).DeepCopy()
 }

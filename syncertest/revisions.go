@@ -1,6 +1,9 @@
 package syncertest
 
-import "sync/atomic"
+import (
+	"fmt"
+	"sync/atomic"
+)
 
 // Revisions is a revision counter that fake resources can share, as every
 // resource of a cluster shares etcd's one revision: a list or bookmark of any
@@ -18,11 +21,19 @@ func NewRevisions() *Revisions {
 // Current is the last revision handed out.
 func (c *Revisions) Current() uint64 { return c.n.Load() }
 
+// Skip moves the counter forward to rev, as writes to resources no fake serves
+// move a cluster's revision, so that the next change gets rev+1. It panics if rev
+// is behind the current revision: revisions never go back.
+func (c *Revisions) Skip(rev uint64) {
+	for {
+		cur := c.n.Load()
+		if rev < cur {
+			panic(fmt.Sprintf("syncertest: Skip to revision %d, behind the current %d", rev, cur))
+		}
+		if c.n.CompareAndSwap(cur, rev) {
+			return
+		}
+	}
+}
+
 func (c *Revisions) next() uint64 { return c.n.Add(1) }
-
-// ResourceOption configures a fake Resource.
-type ResourceOption func(*Resource)
-
-// SharingRevisions makes the resource take its revisions from c. Default: a
-// counter of its own.
-func SharingRevisions(c *Revisions) ResourceOption { return func(r *Resource) { r.clock = c } }
