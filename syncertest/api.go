@@ -95,12 +95,22 @@ func (a *API) ListerWatcher(t resources.Type) (cache.ListerWatcherWithContext, e
 // Modified to the open watches that select it. The syncer sees a copy of obj
 // with that revision. It returns the revision, and panics if t was not given to
 // NewAPI or obj has no metadata.
-func (a *API) Put(t resources.Type, obj runtime.Object) uint64 {
+func (a *API) Put(t resources.Type, obj runtime.Object) uint64 { return a.put(t, obj, true) }
+
+// PutSilently stores obj as Put does but sends nothing to open watches: a change
+// the syncer misses until it lists again (Relist), or, as the API keeps history,
+// until a watch from an older revision replays it. It returns the revision.
+func (a *API) PutSilently(t resources.Type, obj runtime.Object) uint64 { return a.put(t, obj, false) }
+
+func (a *API) put(t resources.Type, obj runtime.Object, send bool) uint64 {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		panic(fmt.Sprintf("syncertest: Put of a %T: %v", obj, err))
 	}
-	return a.of(t).r.putObject(objectKey(m.GetNamespace(), m.GetName()), obj)
+	r := a.of(t).r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.commit(objectKey(m.GetNamespace(), m.GetName()), obj, send)
 }
 
 // Delete removes the object of type t named namespace/name, at the next revision,

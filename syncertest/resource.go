@@ -149,13 +149,6 @@ func (r *Resource) Put(name string) uint64 {
 	return r.commit(name, Object("", name, 0), true)
 }
 
-// putObject stores a whole object under key at the next revision.
-func (r *Resource) putObject(key string, obj runtime.Object) uint64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.commit(key, obj, true)
-}
-
 // Delete removes an object and sends Deleted to open watches.
 func (r *Resource) Delete(name string) {
 	r.mu.Lock()
