@@ -5,14 +5,21 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesync/kubesync/cmd/kubesync/internal/cli"
 	"github.com/kubesync/kubesync/cmd/kubesync/internal/output"
+	"github.com/kubesync/kubesync/resources"
+	"github.com/kubesync/kubesync/syncertest"
 )
 
 // buffer is a bytes.Buffer safe for a writer and a reader at once.
@@ -85,4 +92,44 @@ func parseRecords(s string) []output.Record {
 		recs = append(recs, rec)
 	}
 	return recs
+}
+
+// put serves a minimal object of type t on api at revision rev (0: the next
+// one), moving the cluster's revision on to it as other writes would.
+func put(api *syncertest.API, t resources.Type, namespace, name string, rev uint64) {
+	GinkgoHelper()
+	if rev > 0 {
+		api.Revisions().Skip(rev - 1)
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(schema.ParseGroupKind(t.Kind).WithVersion(t.GVR.Version))
+	u.SetNamespace(namespace)
+	u.SetName(name)
+	u.SetUID(types.UID("uid-" + name))
+	got := api.Put(t, u)
+	if rev > 0 {
+		Expect(got).To(Equal(rev))
+	}
+}
+
+// kubeconfig writes a kubeconfig for server into a temporary folder.
+func kubeconfig(server string) string {
+	path := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
+	cfg := strings.Join([]string{
+		"apiVersion: v1",
+		"kind: Config",
+		"clusters:",
+		"- name: fake",
+		"  cluster: {server: \"" + server + "\"}",
+		"users:",
+		"- name: test",
+		"  user: {token: secret}",
+		"contexts:",
+		"- name: fake",
+		"  context: {cluster: fake, user: test}",
+		"current-context: fake",
+		"",
+	}, "\n")
+	Expect(os.WriteFile(path, []byte(cfg), 0o600)).To(Succeed())
+	return path
 }

@@ -18,27 +18,29 @@ import (
 
 	"github.com/kubesync/kubesync/cmd/kubesync/internal/cli"
 	"github.com/kubesync/kubesync/cmd/kubesync/internal/output"
+	"github.com/kubesync/kubesync/resources"
+	"github.com/kubesync/kubesync/syncertest"
 )
 
-const (
-	podsPath  = "/api/v1/pods"
-	nsPath    = "/api/v1/namespaces"
-	k8sNPPath = "/apis/networking.k8s.io/v1/networkpolicies"
-)
+const podsPath = "/api/v1/pods"
 
 var _ = Describe("kubesync watch", func() {
 	var (
-		api  *fakeAPI
+		api  *syncertest.API
+		srv  *syncertest.Server
 		path string
 	)
+	netpols := resources.KubernetesNetworkPolicies
 
 	BeforeEach(func() {
-		api = newFakeAPI()
-		path = kubeconfig(api.srv.URL)
-		api.add(nsPath, "v1", "Namespace", object("v1", "Namespace", "", "default", "5"))
-		api.add(podsPath, "v1", "Pod",
-			object("v1", "Pod", "default", "web", "11"), object("v1", "Pod", "team-a", "db", "12"))
-		api.forbid(k8sNPPath)
+		api = syncertest.NewAPI(resources.Namespaces, resources.Pods, netpols, resources.Services, resources.EndpointSlices)
+		srv = syncertest.NewServer(api)
+		DeferCleanup(srv.Close)
+		path = kubeconfig(srv.URL())
+		put(api, resources.Namespaces, "", "default", 5)
+		put(api, resources.Pods, "default", "web", 11)
+		put(api, resources.Pods, "team-a", "db", 12)
+		api.Refuse(netpols, syncertest.Forbidden(netpols))
 	})
 
 	watch := func(extra ...string) *running {
@@ -87,9 +89,9 @@ var _ = Describe("kubesync watch", func() {
 		Expect(r.err.String()).To(ContainSubstring(
 			"kubesync: globalnetworkpolicies.crd.projectcalico.org is not served"))
 
-		Eventually(func() int { return api.watching(podsPath) }).Should(Equal(1))
-		api.send(podsPath, "MODIFIED", object("v1", "Pod", "default", "web", "13"))
-		api.send(podsPath, "DELETED", object("v1", "Pod", "team-a", "db", "14"))
+		Eventually(api.Resource(resources.Pods).OpenWatches).Should(Equal(1))
+		put(api, resources.Pods, "default", "web", 13)
+		api.Delete(resources.Pods, "team-a", "db") // at 14
 		Eventually(r.records).Should(ContainElements(
 			output.Record{Type: "Updated", Key: "Pod/default/web", Kind: "Pod", Namespace: "default", Name: "web",
 				Revision: "13", UID: "uid-web"},
@@ -117,12 +119,11 @@ var _ = Describe("kubesync watch", func() {
 	})
 
 	It("watches namespaced types in one namespace with -n", func() {
-		api.add("/api/v1/namespaces/team-a/pods", "v1", "Pod", object("v1", "Pod", "team-a", "db", "12"))
 		r := watch("-n", "team-a")
 		Eventually(func() []string { return statusOf(r.records()) }).Should(ContainElement("InSync"))
-		Expect(api.requested()).To(ContainElement("/api/v1/namespaces/team-a/pods"))
-		Expect(api.requested()).NotTo(ContainElement(podsPath))
-		Expect(api.requested()).To(ContainElement(nsPath), "cluster-scoped types are not restricted")
+		Expect(srv.Paths()).To(ContainElement("/api/v1/namespaces/team-a/pods"))
+		Expect(srv.Paths()).NotTo(ContainElement(podsPath))
+		Expect(srv.Paths()).To(ContainElement("/api/v1/namespaces"), "cluster-scoped types are not restricted")
 		var keys []string
 		for _, rec := range r.records() {
 			if rec.Type != "" {
@@ -142,8 +143,8 @@ var _ = Describe("kubesync watch", func() {
 		Expect(out).To(MatchRegexp(`(?m)^globalnetworkpolicies.crd.projectcalico.org +0  not served$`))
 		Expect(out).NotTo(ContainSubstring("Pod/"), "the initial state is summarized, not listed")
 
-		Eventually(func() int { return api.watching(podsPath) }).Should(Equal(1))
-		api.send(podsPath, "ADDED", object("v1", "Pod", "default", "cache", "20"))
+		Eventually(api.Resource(resources.Pods).OpenWatches).Should(Equal(1))
+		put(api, resources.Pods, "default", "cache", 20)
 		Eventually(r.out.String).Should(MatchRegexp(`(?m)^New +Pod +20 +default/cache$`))
 		header := regexp.MustCompile(`(?m)^EVENT.*$`).FindString(r.out.String())
 		row := regexp.MustCompile(`(?m)^New .*$`).FindString(r.out.String())
@@ -152,9 +153,8 @@ var _ = Describe("kubesync watch", func() {
 	})
 
 	It("shows each type's progress on a terminal until in sync", func() {
-		api.add("/api/v1/services", "v1", "Service", object("v1", "Service", "default", "kubernetes", "3"))
-		api.add("/apis/discovery.k8s.io/v1/endpointslices", "discovery.k8s.io/v1", "EndpointSlice")
-		release := api.hold("/api/v1/services")
+		put(api, resources.Services, "default", "kubernetes", 0)
+		release := api.Resource(resources.Services).HoldInitialEvents()
 		r := start([]string{"watch", "services", "--kubeconfig", path}, cli.WithTerminal(70))
 		Eventually(r.err.String).Should(ContainSubstring(
 			"\r\x1b[Ksyncing 1/2 types, 0 objects:  services 0 …  endpointslices.dis"))
@@ -179,12 +179,12 @@ var _ = Describe("kubesync watch", func() {
 			for _, c := range crds {
 				gotCRDs = append(gotCRDs, c.Name)
 			}
-			return &rest.Config{Host: api.srv.URL}, func() error { close(stopped); return nil }, nil
+			return &rest.Config{Host: srv.URL()}, func() error { close(stopped); return nil }, nil
 		}
 		r := start([]string{"watch", "routing", "--local", "--types", "nodes,bgppeers"}, cli.WithLocalStarter("/tmp/x/admin.kubeconfig", local))
 		Eventually(func() []string { return statusOf(r.records()) }).Should(ContainElement("InSync"))
 		Expect(gotCRDs).To(Equal([]string{"bgppeers.crd.projectcalico.org"}))
-		Expect(r.err.String()).To(ContainSubstring("kubesync: local control plane at " + api.srv.URL +
+		Expect(r.err.String()).To(ContainSubstring("kubesync: local control plane at " + srv.URL() +
 			"; admin kubeconfig (removed at exit): /tmp/x/admin.kubeconfig\n"))
 		Expect(r.err.String()).To(ContainSubstring(
 			"kubesync: try: kubectl --kubeconfig /tmp/x/admin.kubeconfig get nodes -A\n"))
@@ -219,12 +219,12 @@ var _ = Describe("kubesync watch", func() {
 	})
 
 	It("fails with one line within --connect-timeout when every type is refused", func() {
-		api.forbid(podsPath)
-		api.forbid(nsPath)
+		api.Refuse(resources.Pods, syncertest.Forbidden(resources.Pods))
+		api.Refuse(resources.Namespaces, syncertest.Forbidden(resources.Namespaces))
 		code, out, errOut := run("watch", "policy", "--kubeconfig", path, "--connect-timeout", "1s",
 			"--types", "namespaces,pods,networkpolicies.networking.k8s.io")
 		Expect(code).To(Equal(cli.ExitRuntime))
-		Expect(errOut).To(Equal("kubesync: no type can be watched: the apiserver at " + api.srv.URL +
+		Expect(errOut).To(Equal("kubesync: no type can be watched: the apiserver at " + srv.URL() +
 			" refused every type for 1s: 3 forbidden (403: see \"kubesync rbac\" for the role it needs)\n"))
 		zero := 0
 		Expect(parseRecords(out)).To(ContainElement(output.Record{Status: "InSync", Types: 3, TypesInSync: &zero,
@@ -232,11 +232,10 @@ var _ = Describe("kubesync watch", func() {
 	})
 
 	It("says on stderr and in the JSON when a failing type recovers", func() {
-		api.add(k8sNPPath, "networking.k8s.io/v1", "NetworkPolicy",
-			object("networking.k8s.io/v1", "NetworkPolicy", "default", "deny", "30"))
+		put(api, netpols, "default", "deny", 30)
 		r := watch()
 		Eventually(func() []string { return statusOf(r.records()) }).Should(ContainElement("InSync"))
-		api.allow(k8sNPPath)
+		api.Allow(netpols)
 		Eventually(r.records, "30s").Should(ContainElement(output.Record{SyncRecovered: "networkpolicies.networking.k8s.io"}))
 		Expect(r.err.String()).To(ContainSubstring("kubesync: networkpolicies.networking.k8s.io recovered: watching it again\n"))
 		Expect(r.records()).To(ContainElement(HaveField("Key", "NetworkPolicy.networking.k8s.io/default/deny")),
