@@ -1,0 +1,72 @@
+package syncer
+
+import "slices"
+
+// Tee returns Callbacks that hand every call to each consumer in turn, in the
+// order given: OnUpdates and OnStatusUpdated to all of them, and each optional
+// callback (ParseFailureHandler, SyncFailureHandler, SyncRecoveryHandler) to
+// those that implement it. So an agent can keep a snapshot.Store and act on the
+// same stream without forwarding every optional method by hand.
+//
+// A consumer's call returns before the next consumer's begins, so a slow one
+// holds up the others, and the syncer behind them all (use a snapshot.Broker
+// to fan out to consumers that run at their own pace). Each consumer gets its
+// own copy of an update slice, which is its to keep; the values in it are
+// shared. Nil consumers are skipped.
+func Tee(consumers ...Callbacks) Callbacks {
+	t := &tee{}
+	for _, c := range consumers {
+		if c != nil {
+			t.all = append(t.all, c)
+		}
+	}
+	return t
+}
+
+type tee struct{ all []Callbacks }
+
+var (
+	_ ParseFailureHandler = (*tee)(nil)
+	_ SyncFailureHandler  = (*tee)(nil)
+	_ SyncRecoveryHandler = (*tee)(nil)
+)
+
+func (t *tee) OnStatusUpdated(status SyncStatus) {
+	for _, c := range t.all {
+		c.OnStatusUpdated(status)
+	}
+}
+
+func (t *tee) OnUpdates(updates []Update) {
+	for i, c := range t.all {
+		if i == len(t.all)-1 {
+			c.OnUpdates(updates)
+			return
+		}
+		c.OnUpdates(slices.Clone(updates))
+	}
+}
+
+func (t *tee) OnParseFailed(typeName string, object any, err error) {
+	for _, c := range t.all {
+		if h, ok := c.(ParseFailureHandler); ok {
+			h.OnParseFailed(typeName, object, err)
+		}
+	}
+}
+
+func (t *tee) OnSyncFailed(typeName string, err error) {
+	for _, c := range t.all {
+		if h, ok := c.(SyncFailureHandler); ok {
+			h.OnSyncFailed(typeName, err)
+		}
+	}
+}
+
+func (t *tee) OnSyncRecovered(typeName string) {
+	for _, c := range t.all {
+		if h, ok := c.(SyncRecoveryHandler); ok {
+			h.OnSyncRecovered(typeName)
+		}
+	}
+}
