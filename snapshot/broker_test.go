@@ -2,7 +2,6 @@ package snapshot_test
 
 import (
 	"context"
-	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -10,67 +9,58 @@ import (
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/snapshot"
 	"github.com/kubesync/kubesync/syncer"
+	"github.com/kubesync/kubesync/syncertest"
 )
 
-// subscriber applies what it receives to its own map, and can be held up.
+// subscriber is the public syncertest.Recorder, which keeps the calls, the state
+// they add up to and the updates that contradict it, and can be held up.
 type subscriber struct {
-	mu        sync.Mutex
-	state     map[resources.Key]string
-	calls     int
-	statuses  []syncer.SyncStatus
-	seen      map[resources.Key]bool
-	anomalies []string // updates that contradict what it holds
-	gate      chan struct{}
+	*syncertest.Recorder
+	gate chan struct{} // while non-nil and open, OnUpdates blocks
 }
 
-func newSubscriber() *subscriber {
-	return &subscriber{state: map[resources.Key]string{}, seen: map[resources.Key]bool{}}
-}
+func newSubscriber() *subscriber { return &subscriber{Recorder: syncertest.NewRecorder()} }
 
 func (s *subscriber) OnUpdates(ups []syncer.Update) {
 	if s.gate != nil {
 		<-s.gate
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.calls++
-	for _, u := range ups {
-		if _, known := s.state[u.Key]; known == (u.UpdateType == syncer.KVNew) {
-			s.anomalies = append(s.anomalies, u.UpdateType.String()+" "+u.Key.String())
-		}
-		s.seen[u.Key] = true
-		if u.UpdateType == syncer.KVDeleted {
-			delete(s.state, u.Key)
-		} else {
-			s.state[u.Key] = u.Revision
-		}
-	}
+	s.Recorder.OnUpdates(ups)
 }
 
-func (s *subscriber) OnStatusUpdated(st syncer.SyncStatus) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.statuses = append(s.statuses, st)
-}
-
+// snapshot is the state as key → revision.
 func (s *subscriber) snapshot() map[resources.Key]string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	out := map[resources.Key]string{}
-	for k, v := range s.state {
-		out[k] = v
+	for k, kv := range s.State() {
+		out[k] = kv.Revision
 	}
 	return out
 }
 
 func (s *subscriber) lastStatus() syncer.SyncStatus {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.statuses) == 0 {
+	st, ok := s.Status()
+	if !ok {
 		return 255
 	}
-	return s.statuses[len(s.statuses)-1]
+	return st
 }
+
+// calls counts the OnUpdates calls.
+func (s *subscriber) calls() int { return s.Count(syncertest.Updates) }
+
+// seen holds every key that any update named.
+func (s *subscriber) seen() map[resources.Key]bool {
+	out := map[resources.Key]bool{}
+	for _, c := range s.Calls() {
+		for _, u := range c.Updates {
+			out[u.Key] = true
+		}
+	}
+	return out
+}
+
+// anomalies are the updates that contradicted what it held.
+func (s *subscriber) anomalies() []string { return s.Anomalies() }
 
 func key(n string) resources.Key { return resources.Key{Kind: "Thing", Name: n} }
 
@@ -125,11 +115,9 @@ var _ = Describe("Broker", func() {
 		close(slow.gate)
 		Eventually(slow.snapshot).Should(Equal(storeState(b.Store())))
 		Eventually(slow.lastStatus).Should(Equal(syncer.InSync))
-		slow.mu.Lock()
-		defer slow.mu.Unlock()
-		Expect(slow.calls).To(BeNumerically("<=", 3), "everything pending arrives in one call")
-		Expect(slow.seen).NotTo(HaveKey(key("ephemeral")), "a key born and gone while it was busy never reaches it")
-		Expect(slow.anomalies).To(BeEmpty())
-		Expect(fast.anomalies).To(BeEmpty())
+		Expect(slow.calls()).To(BeNumerically("<=", 3), "everything pending arrives in one call")
+		Expect(slow.seen()).NotTo(HaveKey(key("ephemeral")), "a key born and gone while it was busy never reaches it")
+		Expect(slow.anomalies()).To(BeEmpty())
+		Expect(fast.anomalies()).To(BeEmpty())
 	})
 })

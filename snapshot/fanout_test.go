@@ -90,13 +90,9 @@ var _ = Describe("Broker under churn", func() {
 		for _, s := range append(subs, late) {
 			Eventually(s.snapshot).Should(Equal(st.truth()))
 			Eventually(s.lastStatus).Should(Equal(syncer.InSync))
-			s.mu.Lock()
-			Expect(s.anomalies).To(BeEmpty())
-			s.mu.Unlock()
+			Expect(s.anomalies()).To(BeEmpty())
 		}
-		late.mu.Lock()
-		defer late.mu.Unlock()
-		Expect(late.calls).To(Equal(1), "everything that waited arrives in one batch")
+		Expect(late.calls()).To(Equal(1), "everything that waited arrives in one batch")
 	})
 
 	It("streams a late joiner's snapshot from a frozen view, then the changes made meanwhile, without a gap or a duplicate", func(ctx SpecContext) {
@@ -133,7 +129,7 @@ var _ = Describe("Broker under churn", func() {
 			after = append(after, batch)
 		}
 		Expect(s.snapshot()).To(Equal(st.truth()))
-		Expect(s.anomalies).To(BeEmpty())
+		Expect(s.anomalies()).To(BeEmpty())
 		Expect(after).To(HaveLen(10), "nine more chunks, then the changes with the status")
 		var snap []syncer.Update
 		for _, batch := range after[:9] {

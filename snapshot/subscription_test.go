@@ -73,7 +73,7 @@ var _ = Describe("Subscription", func() {
 		fresh := newSubscriber()
 		readUntilInSync(again, fresh)
 		Expect(fresh.snapshot()).To(Equal(st.truth()))
-		Expect(fresh.anomalies).To(BeEmpty())
+		Expect(fresh.anomalies()).To(BeEmpty())
 		fresh.readAll(again)
 
 		// A Callbacks subscriber stuck in a call is dropped too, and stops once the
@@ -109,7 +109,7 @@ var _ = Describe("Subscription", func() {
 		Expect(want).NotTo(BeEmpty())
 		s.readAll(sub)
 		Eventually(s.snapshot).Should(Equal(want))
-		Expect(s.seen).NotTo(HaveKey(HaveField("Kind", "Service")))
+		Expect(s.seen()).NotTo(HaveKey(HaveField("Kind", "Service")))
 	})
 
 	It("holds no buffer once the subscriber caught up, by its counter and by the heap", func(ctx SpecContext) {

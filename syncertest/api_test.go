@@ -102,6 +102,12 @@ var _ = Describe("Recorder", func() {
 		st, _ := rec.Status()
 		Expect(st).To(Equal(syncer.InSync))
 		Expect(rec.Calls()[3].Object).To(Equal("x"))
+		Expect(rec.Anomalies()).To(BeEmpty())
+		rec.OnUpdates([]syncer.Update{
+			{KVPair: resources.KVPair{Key: b}, UpdateType: syncer.KVNew},
+			{KVPair: resources.KVPair{Key: a}, UpdateType: syncer.KVUpdated},
+		})
+		Expect(rec.Anomalies()).To(Equal([]string{"New Node/b", "Updated Node/a"}), "updates that contradict the state")
 	})
 
 	It("stops waiting when its context ends", func() {

@@ -67,10 +67,11 @@ func (c Callback) String() string {
 // OnSyncRecovered. It is safe for concurrent use; the zero value is not, use
 // NewRecorder.
 type Recorder struct {
-	mu      sync.Mutex
-	calls   []Callback
-	state   map[resources.Key]resources.KVPair
-	changed chan struct{} // closed and replaced on every call
+	mu        sync.Mutex
+	calls     []Callback
+	state     map[resources.Key]resources.KVPair
+	anomalies []string
+	changed   chan struct{} // closed and replaced on every call
 }
 
 // NewRecorder returns an empty Recorder.
@@ -90,10 +91,14 @@ func (r *Recorder) OnStatusUpdated(s syncer.SyncStatus) {
 	r.add(Callback{Kind: StatusUpdated, Status: s}, nil)
 }
 
-// OnUpdates records the batch and applies it to the state.
+// OnUpdates records the batch and applies it to the state, noting each update
+// that contradicts it (Anomalies).
 func (r *Recorder) OnUpdates(ups []syncer.Update) {
 	r.add(Callback{Kind: Updates, Updates: ups}, func() {
 		for _, u := range ups {
+			if _, known := r.state[u.Key]; known == (u.UpdateType == syncer.KVNew) {
+				r.anomalies = append(r.anomalies, u.UpdateType.String()+" "+u.Key.String())
+			}
 			if u.UpdateType == syncer.KVDeleted {
 				delete(r.state, u.Key)
 				continue
@@ -157,6 +162,15 @@ func (r *Recorder) Lines() []string {
 		out[i] = c.String()
 	}
 	return out
+}
+
+// Anomalies returns the updates that contradicted the state they arrived at, as
+// "New Pod/ns/a": a New for a key the state holds, an Updated or Deleted for one
+// it does not. A syncer sends none; a consumer that receives one would go wrong.
+func (r *Recorder) Anomalies() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.anomalies)
 }
 
 // Status returns the last status reported, and false if none was.
