@@ -31,7 +31,16 @@ type codec struct {
 	media string
 	gvk   schema.GroupVersionKind
 	pb    *protobuf.Serializer
+	// metadata: the client asked for PartialObjectMetadata (client-go's metadata
+	// client), which the apiserver serves for any kind.
+	metadata bool
 }
+
+// The kinds of metadata-only answers.
+var (
+	partialGVK     = metav1.SchemeGroupVersion.WithKind("PartialObjectMetadata")
+	partialListGVK = metav1.SchemeGroupVersion.WithKind("PartialObjectMetadataList")
+)
 
 // negotiate picks the media type for a request's Accept header: protobuf for a
 // built-in kind if asked for, CBOR for a custom kind if asked for and served,
@@ -39,6 +48,11 @@ type codec struct {
 func negotiate(accept string, gvk schema.GroupVersionKind, cborServed bool) codec {
 	c := codec{media: mediaJSON, gvk: gvk}
 	switch {
+	case strings.Contains(accept, "as=PartialObjectMetadata"):
+		c.metadata, c.gvk = true, partialGVK
+		if strings.Contains(accept, mediaProtobuf) {
+			c.media, c.pb = mediaProtobuf, protobuf.NewSerializer(scheme.Scheme, scheme.Scheme)
+		}
 	case scheme.Scheme.Recognizes(gvk) && strings.Contains(accept, mediaProtobuf):
 		c.media, c.pb = mediaProtobuf, protobuf.NewSerializer(scheme.Scheme, scheme.Scheme)
 	case !scheme.Scheme.Recognizes(gvk) && cborServed && strings.Contains(accept, mediaCBOR):
@@ -50,6 +64,18 @@ func negotiate(accept string, gvk schema.GroupVersionKind, cborServed bool) code
 // list encodes a list of items.
 func (c codec) list(lm metav1.ListMeta, items []runtime.Object) ([]byte, error) {
 	listGVK := c.gvk.GroupVersion().WithKind(c.gvk.Kind + "List")
+	if c.metadata {
+		l := &metav1.PartialObjectMetadataList{ListMeta: lm, Items: make([]metav1.PartialObjectMetadata, len(items))}
+		for i, it := range items {
+			l.Items[i] = *partial(it)
+			l.Items[i].SetGroupVersionKind(partialGVK)
+		}
+		l.SetGroupVersionKind(partialListGVK)
+		if c.pb != nil {
+			return c.protobuf(l)
+		}
+		return json.Marshal(l)
+	}
 	if c.pb != nil {
 		l, err := scheme.Scheme.New(listGVK)
 		if err != nil {
@@ -137,6 +163,8 @@ func (c codec) typed(obj runtime.Object) (runtime.Object, error) {
 	gvk := c.gvk
 	if _, ok := obj.(*metav1.Status); ok {
 		gvk = metav1.SchemeGroupVersion.WithKind("Status")
+	} else if c.metadata {
+		obj = partial(obj)
 	} else if u, ok := obj.(runtime.Unstructured); ok {
 		typed, err := scheme.Scheme.New(gvk)
 		if err != nil {
@@ -160,6 +188,9 @@ func (c codec) content(obj runtime.Object) (map[string]any, error) {
 		gvk = metav1.SchemeGroupVersion.WithKind("Status")
 	}
 	var content map[string]any
+	if _, ok := obj.(*metav1.Status); !ok && c.metadata {
+		obj = partial(obj)
+	}
 	if u, ok := obj.(runtime.Unstructured); ok {
 		content = runtime.DeepCopyJSON(u.UnstructuredContent())
 	} else {

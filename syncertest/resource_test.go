@@ -87,6 +87,31 @@ var _ = Describe("Resource", func() {
 		Expect(apierrors.IsTimeout(err)).To(BeTrue(), "a revision not reached yet: too large")
 	})
 
+	It("holds a streaming list's initial events until released", func() {
+		r := syncertest.New(nodesGR)
+		r.Set("a")
+		release := r.HoldInitialEvents()
+		w, err := r.WatchWithContext(bg, metav1.ListOptions{SendInitialEvents: ptr.To(true)})
+		Expect(err).NotTo(HaveOccurred())
+		defer w.Stop()
+		Expect(r.OpenWatches()).To(Equal(1), "open meanwhile")
+		r.Put("b")
+		Consistently(w.ResultChan(), "50ms").ShouldNot(Receive())
+		release()
+		Expect([]string{described(next(w)), string(next(w).Type), described(next(w))}).To(Equal(
+			[]string{"ADDED a@2", "BOOKMARK", "ADDED b@3"}))
+	})
+
+	It("with history, keeps what Set changed without events, for a later watch to replay", func() {
+		r := syncertest.New(nodesGR, syncertest.KeepingHistory())
+		from := r.Set("a", "b")
+		r.Set("a", "c")
+		w, err := r.WatchWithContext(bg, metav1.ListOptions{ResourceVersion: itoa(from)})
+		Expect(err).NotTo(HaveOccurred())
+		defer w.Stop()
+		Expect([]string{described(next(w)), described(next(w))}).To(Equal([]string{"ADDED c@4", "DELETED b@5"}))
+	})
+
 	It("serves a continue token at its revision while it is kept", func() {
 		r := syncertest.New(nodesGR, syncertest.KeepingHistory())
 		r.Set("a", "b", "c")

@@ -26,15 +26,18 @@ import (
 //   - list and watch of each type's collection, in all namespaces
 //     (/api/v1/pods) or one (/api/v1/namespaces/ns/pods); anything else is 404;
 //   - built-in types as protobuf to a client that accepts it, custom types as
-//     CBOR to one that asks for it when ServingCBOR is set, JSON otherwise;
+//     CBOR to one that asks for it when ServingCBOR is set, JSON otherwise, and
+//     metadata only (PartialObjectMetadata, protobuf or JSON) to client-go's
+//     metadata client;
 //   - paged lists (limit, continue), streaming lists (sendInitialEvents) with the
 //     initial-events-end bookmark, watches from a revision, 410 from a compacted
 //     one, bookmarks, timeoutSeconds, selectors: what the API's Resources do;
 //   - the errors a Resource is made to fail with (Refuse: 403, 401, 404, 500) as
 //     the apiserver's Status, with its HTTP code.
 //
-// It does not serve single objects, writes, discovery, or the metadata-only
-// (as=PartialObjectMetadata) encoding. It is safe for concurrent use.
+// It does not serve single objects, writes, discovery, tables or gzip, and
+// every response is sent at once (no apiserver latency). It is safe for
+// concurrent use.
 type Server struct {
 	api  *API
 	http *httptest.Server

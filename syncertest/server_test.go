@@ -80,6 +80,27 @@ var _ = Describe("Server", func() {
 		}
 	}
 
+	It("answers client-go's metadata client with metadata only, for a KeysOnly custom type", SpecTimeout(time.Minute), func(ctx SpecContext) {
+		api := syncertest.NewAPI(resources.NetworkSets)
+		api.Put(resources.NetworkSets, networkSet("a", "10.0.0.1/32"))
+		srv := syncertest.NewServer(api)
+		DeferCleanup(srv.Close)
+		rec := syncertest.NewRecorder()
+		keys := resources.NetworkSets.WithKeysOnly()
+		s, err := syncer.New(srv.Config(), []resources.Type{keys}, rec, syncer.WithLogger(quiet()))
+		Expect(err).NotTo(HaveOccurred())
+		s.Start(ctx)
+		DeferCleanup(s.Stop)
+		Expect(rec.WaitForStatus(ctx, syncer.InSync)).To(Succeed())
+		Eventually(api.Resource(resources.NetworkSets).OpenWatches).Should(Equal(1))
+		rev := api.Put(resources.NetworkSets, networkSet("b", "10.0.0.2/32"))
+		Eventually(rec.Keys).Should(HaveLen(2))
+		kv, _ := rec.Get(resources.NetworkSets.KeyFor("ns", "b"))
+		Expect(kv.Revision).To(Equal(itoa(rev)))
+		Expect(kv.Value).To(BeNil())
+		Expect(srv.ContentTypes()).To(HaveKey(HavePrefix("application/vnd.kubernetes.protobuf")), "PartialObjectMetadata as protobuf")
+	})
+
 	It("answers the refusals of a type as the apiserver's Status, and 404 for a type it does not serve", SpecTimeout(time.Minute), func(ctx SpecContext) {
 		api := syncertest.NewAPI(resources.ConfigMaps)
 		srv := syncertest.NewServer(api)
