@@ -51,9 +51,14 @@ func NewAPI(types ...resources.Type) *API { return NewAPIWith(types) }
 
 // NewAPIWith is NewAPI with options for every Resource, applied after the API's
 // defaults (KeepingHistory, WithBookmarks(time.Minute), HonouringTimeouts): for
-// example WithClock(fakeClock), or WithBookmarks(time.Second).
+// example WithClock(fakeClock), or WithBookmarks(time.Second). With
+// SharingRevisions(c) every type counts on c, which Revisions returns.
 func NewAPIWith(types []resources.Type, opts ...ResourceOption) *API {
-	a := &API{types: make(map[string]*served, len(types)), revs: NewRevisions()}
+	probe := &Resource{revs: NewRevisions()} // to find the counter the options choose
+	for _, o := range opts {
+		o(probe)
+	}
+	a := &API{types: make(map[string]*served, len(types)), revs: probe.revs}
 	base := []ResourceOption{KeepingHistory(), WithBookmarks(time.Minute), HonouringTimeouts(), SharingRevisions(a.revs)}
 	for _, t := range types {
 		if _, dup := a.types[t.Name]; dup {

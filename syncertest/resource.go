@@ -42,10 +42,21 @@ type Call struct {
 // changes after it; Compact makes older revisions answer 410), bookmarks on a
 // period, and timeoutSeconds, on a clock of the test's.
 //
-// What it still does not do as kube-apiserver does: a field selector may name
-// any path, where the apiserver allows a few per type; a revision it has not
-// reached is refused at once, where the apiserver waits for it up to 3s; and
-// without KeepingHistory a watch whose reader falls 1024 events behind panics.
+// What it still does not do as kube-apiserver does:
+//   - a field selector may name any path, where the apiserver allows a few per
+//     type and refuses the others;
+//   - a revision it has not reached is refused at once (504, too large), where
+//     the apiserver waits up to 3s for it;
+//   - only Compact expires a revision, where the apiserver's watch cache also
+//     forgets the revisions older than its window;
+//   - bookmarks come at exact times, where the watch cache sends them within a
+//     second of them;
+//   - a streaming list is always served at the current revision, whatever its
+//     resourceVersion;
+//   - Resend and SendRaw send scripted events that are in no history;
+//   - without KeepingHistory, a watch whose reader falls 1024 events behind
+//     panics.
+//
 // A Resource is safe for concurrent use.
 type Resource struct {
 	gr schema.GroupResource

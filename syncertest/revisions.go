@@ -8,7 +8,8 @@ import (
 // Revisions is a revision counter that fake resources can share, as every
 // resource of a cluster shares etcd's one revision: a list or bookmark of any
 // type then reports the cluster's current revision, and a revision of one type
-// can be compared with another's. It is safe for concurrent use.
+// can be compared with another's. The zero value is a counter at 0, whose first
+// change is revision 1. It is safe for concurrent use.
 type Revisions struct{ n atomic.Uint64 }
 
 // NewRevisions returns a counter at revision 1.

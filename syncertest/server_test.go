@@ -81,8 +81,8 @@ var _ = Describe("Server", func() {
 	}
 
 	It("answers client-go's metadata client with metadata only, for a KeysOnly custom type", SpecTimeout(time.Minute), func(ctx SpecContext) {
-		api := syncertest.NewAPI(resources.NetworkSets)
-		api.Put(resources.NetworkSets, networkSet("a", "10.0.0.1/32"))
+		api := syncertest.NewAPIWith([]resources.Type{resources.NetworkSets}, syncertest.SharingRevisions(&syncertest.Revisions{}))
+		Expect(api.Put(resources.NetworkSets, networkSet("a", "10.0.0.1/32"))).To(BeEquivalentTo(1), "the zero counter's first change")
 		srv := syncertest.NewServer(api)
 		DeferCleanup(srv.Close)
 		rec := syncertest.NewRecorder()
