@@ -13,6 +13,10 @@
 //     selectors), serves paged and streaming lists, and lets a test push events,
 //     end watches and inject errors per call. Built alone it is scripted: its
 //     ResourceOptions turn on the apiserver's behaviour one by one.
+//   - Server, the API over HTTP on a loopback port, for code that builds its own
+//     clients from a rest.Config (Server.Config): protobuf for built-in types,
+//     JSON or CBOR for custom ones, chosen by the Accept header as
+//     kube-apiserver chooses.
 //   - Recorder, a syncer.Callbacks that keeps every call in order, and the state
 //     (key → KVPair) they add up to, with a way to wait for a condition.
 //
