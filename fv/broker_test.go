@@ -93,7 +93,7 @@ var _ = Describe("Broker", Ordered, func() {
 		slowSub := broker.Subscribe(subCtx, slow)
 
 		s.Start(context.Background())
-		DeferCleanup(s.Stop)
+		DeferCleanup(func() { s.Stop(); s.Wait() })
 		inSync(fast.Mirror)
 		consistent(ctx, c.Config(), fast.Mirror, brokerTypes)
 		Expect(slow.Status()).NotTo(Equal(int(syncer.InSync)), "the slow subscriber is still in its first call")
@@ -143,7 +143,7 @@ var _ = Describe("Broker", Ordered, func() {
 		s, err := syncer.New(c.Config(), brokerTypes, broker, syncer.WithLogger(log))
 		Expect(err).NotTo(HaveOccurred())
 		s.Start(context.Background())
-		DeferCleanup(s.Stop)
+		DeferCleanup(func() { s.Stop(); s.Wait() })
 		Eventually(broker.Store().Synced()).Should(BeClosed())
 
 		cm := resources.ConfigMaps

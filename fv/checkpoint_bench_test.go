@@ -104,7 +104,7 @@ func BenchmarkWarmStart(b *testing.B) {
 		}
 		t0 := time.Now()
 		s.Start(ctx)
-		defer s.Stop()
+		defer func() { s.Stop(); s.Wait() }()
 		<-w.full
 		snapshot = time.Since(t0)
 		<-w.inSync

@@ -138,6 +138,7 @@ var _ = Describe("Checkpoint and warm start", Ordered, func() {
 		inSync(m)
 		checked(ctx, c.Config(), m, one)
 		s.Stop()
+		s.Wait()
 
 		log, hook := logged()
 		_, m, _ = withCheckpoint(c.Config(), two, path, log)
@@ -156,6 +157,7 @@ var _ = Describe("Checkpoint and warm start", Ordered, func() {
 		s, m, _ := withCheckpoint(c.Config(), types, path, log)
 		inSync(m)
 		s.Stop()
+		s.Wait()
 		b, err := os.ReadFile(path)
 		Expect(err).NotTo(HaveOccurred())
 		for i := 2 * 4096; i < len(b); i++ {
@@ -285,7 +287,8 @@ var _ = Describe("Checkpoint after compaction", Ordered, func() {
 		before := rev()
 		c.touch(ctx, y, ns, "obj-0004")
 		Eventually(rev).ShouldNot(Equal(before), "y reached a revision past the compaction")
-		s.Stop() // writes the checkpoint
+		s.Stop()
+		s.Wait() // the checkpoint is written
 		p.Allow(x.GVR.Group, x.GVR.Resource)
 
 		log, _ = logged()
@@ -317,6 +320,7 @@ func (c *cluster) checkpointed(ctx context.Context, prefix string, n int) (ns st
 	s, m, _ := withCheckpoint(p.Config(), types, path, log)
 	inSync(m)
 	s.Stop()
+	s.Wait()
 	return ns, types, p, path
 }
 

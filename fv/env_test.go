@@ -91,7 +91,7 @@ func run(cfg *rest.Config, types []resources.Type, opts ...syncer.Option) (*sync
 	s, err := syncer.New(cfg, types, m, append([]syncer.Option{syncer.WithLogger(log), syncer.WithObserver(obs)}, opts...)...)
 	Expect(err).NotTo(HaveOccurred())
 	s.Start(context.Background())
-	DeferCleanup(s.Stop)
+	DeferCleanup(func() { s.Stop(); s.Wait() })
 	return s, m, obs
 }
 

@@ -76,7 +76,7 @@ var _ = Describe("A Store of lazy values", func() {
 		s, err := syncer.New(c.Config(), types, tee{store, m, values}, syncer.WithLogger(log), syncer.WithLazyValues())
 		Expect(err).NotTo(HaveOccurred())
 		s.Start(ctx)
-		DeferCleanup(s.Stop)
+		DeferCleanup(func() { s.Stop(); s.Wait() })
 		Eventually(store.Status).Should(Equal(syncer.InSync))
 		consistent(ctx, c.Config(), m, types)
 		Expect(values.seen()).To(HaveKey("*resources.Raw"))

@@ -46,7 +46,7 @@ var _ = Describe("Failure and recovery signals", func() {
 			syncer.WithBackoff(wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Jitter: 0.2, Cap: time.Second}))
 		Expect(err).NotTo(HaveOccurred())
 		s.Start(ctx)
-		DeferCleanup(s.Stop)
+		DeferCleanup(func() { s.Stop(); s.Wait() })
 		Eventually(status(rec)).Should(Equal(syncer.InSync))
 		Expect(rec.Keys()).To(ContainElement("Service/recovery/svc-0000"))
 		Expect(failure(syncer.Forbidden)()).To(Equal("current 0, episodes 0"))

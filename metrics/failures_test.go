@@ -81,7 +81,7 @@ kubesync_sync_failures_total{failure="unauthorized",type="pods"} 0
 			syncer.WithObserver(obs), syncer.WithObserver(seen)) // seen reads the metrics right after obs updated them
 		Expect(err).NotTo(HaveOccurred())
 		s.Start(ctx)
-		DeferCleanup(s.Stop)
+		DeferCleanup(func() { s.Stop(); s.Wait() })
 
 		Expect(rec.WaitForStatus(ctx, syncer.InSync)).To(Succeed())
 		setRefusal(apierrors.NewUnauthorized("token expired"))

@@ -41,7 +41,7 @@ var _ = Describe("Store", func() {
 			syncer.WithListerWatcher(func(resources.Type) (cache.ListerWatcherWithContext, error) { return api, nil }))
 		Expect(err).NotTo(HaveOccurred())
 		s.Start(context.Background())
-		defer s.Stop()
+		defer func() { s.Stop(); s.Wait() }()
 		Eventually(store.Synced()).Should(BeClosed())
 		Expect(store.Len("Thing")).To(Equal(n))
 

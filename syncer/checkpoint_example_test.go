@@ -39,7 +39,8 @@ func ExampleWithCheckpoint() {
 		}
 		s.Start(context.Background())
 		<-p.inSync
-		s.Stop() // writes the checkpoint
+		s.Stop()
+		s.Wait() // the checkpoint is written
 	}
 	run()
 	run()

@@ -76,7 +76,7 @@ func (s *Syncer) openBatch() *updateBatch {
 }
 
 // deliver calls the consumer, one delivery at a time, until the loop closes the
-// channel or the syncer is stopped from inside a callback.
+// channel or Stop is called: the callback in progress is then the last one.
 func (s *Syncer) deliver() {
 	parse, _ := s.cb.(ParseFailureHandler)
 	syncFail, _ := s.cb.(SyncFailureHandler)

@@ -72,6 +72,7 @@ func (e *env) shutdown() {
 		e.stop()
 	}
 	e.s.Stop()
+	e.s.Wait()
 }
 
 func (e *env) waitInSync() {

@@ -58,7 +58,7 @@ var _ = Describe("Store.Get against an informer", func() {
 					return lws[t.Name], nil
 				})}, opts...)...)
 			Expect(err).NotTo(HaveOccurred())
-			DeferCleanup(s.Stop)
+			DeferCleanup(func() { s.Stop(); s.Wait() })
 			s.Start(sctx)
 			Eventually(store.Status).Should(Equal(syncer.InSync))
 			return store, s

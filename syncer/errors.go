@@ -105,3 +105,13 @@ var (
 	errStreamEnded          = errors.New("the stream ended before its initial events did")
 	errNoProgress           = errors.New("no event or bookmark from the server within the progress deadline")
 )
+
+// The errors of the lifecycle, for errors.Is.
+var (
+	// ErrNotStarted: the syncer has not been started yet.
+	ErrNotStarted = errors.New("syncer: not started")
+	// ErrStarted: Run was called on a syncer that was already started.
+	ErrStarted = errors.New("syncer: already started")
+	// ErrStopped: the syncer was stopped, by Stop or by the end of its context.
+	ErrStopped = errors.New("syncer: stopped")
+)

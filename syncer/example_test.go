@@ -47,6 +47,7 @@ func Example() {
 	s.Start(context.Background())
 	<-p.inSync
 	s.Stop()
+	s.Wait()
 	// Output:
 	// status: WaitForDatastore
 	// status: ResyncInProgress

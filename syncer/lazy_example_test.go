@@ -59,6 +59,7 @@ func ExampleWithLazyValues() {
 	s.Start(context.Background())
 	<-store.Synced()
 	s.Stop()
+	s.Wait()
 	kv, _ := store.Get(resources.ConfigMaps.KeyFor("ns", "cm1"))
 	fmt.Println("handed", handed, "values; Get", kv.Key, kv.Value.(*corev1.ConfigMap).Data["k"])
 	// Output:

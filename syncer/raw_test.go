@@ -48,6 +48,7 @@ var _ = Describe("the raw protobuf path", func() {
 	AfterEach(func() {
 		stop()
 		s.Stop()
+		s.Wait()
 		srv.Close()
 	})
 

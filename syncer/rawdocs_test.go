@@ -105,6 +105,7 @@ var _ = Describe("the raw document path of a custom type", func() {
 	AfterEach(func() {
 		stop()
 		s.Stop()
+		s.Wait()
 		srv.Close()
 	})
 
@@ -215,6 +216,7 @@ var _ = Describe("the raw document path of a custom type", func() {
 		Expect(rec.batches()[0][0].Value).To(BeAssignableToTypeOf(&resources.Raw{}))
 		stop()
 		s.Stop()
+		s.Wait()
 
 		// A second syncer resumes from the checkpoint's records.
 		rec = newRecorder()

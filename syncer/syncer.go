@@ -18,7 +18,8 @@ import (
 )
 
 // Syncer lists and watches a set of resource types and reports them to Callbacks.
-// Build one with New, run it with Start, end it with Stop.
+// Build one with New, run it with Start (or Run), end it with Stop, and join it
+// with Wait (or Done).
 type Syncer struct {
 	cfg   config
 	cb    Callbacks
@@ -30,12 +31,11 @@ type Syncer struct {
 	deliveries chan delivery
 
 	mu       sync.Mutex
-	started  bool
+	started  bool // Start or Run ran, or Stop came first
 	cancel   context.CancelFunc
 	loopDone chan struct{} // closed when the loop and every watcher have exited
 	done     chan struct{} // closed when the deliver goroutine has exited too
-	deliverG atomic.Uint64 // the goroutine that calls the callbacks
-	stopped  atomic.Bool
+	stopped  atomic.Bool   // Stop was called: no callback starts after the one in progress
 
 	// Loop state, owned by the loop goroutine.
 	queue    []delivery
@@ -88,6 +88,8 @@ func New(restCfg *rest.Config, types []resources.Type, cb Callbacks, opts ...Opt
 		events:     make(chan event),
 		relists:    make(chan relistRequest),
 		deliveries: make(chan delivery),
+		loopDone:   make(chan struct{}),
+		done:       make(chan struct{}),
 	}
 	var err error
 	if s.ckpt, err = checkpointFor(&cfg, restCfg); err != nil {
@@ -146,20 +148,35 @@ func clientsFor(restCfg *rest.Config) (func(resources.Type) (cache.ListerWatcher
 }
 
 // Start runs the syncer until ctx ends or Stop is called. It returns at once; a
-// second call does nothing.
-func (s *Syncer) Start(ctx context.Context) {
+// second call, or a call after Stop, does nothing. Run is Start and Wait in one.
+func (s *Syncer) Start(ctx context.Context) { _ = s.start(ctx) }
+
+// Run runs the syncer and blocks until it has stopped: ctx ended or Stop was
+// called, and every goroutine of the syncer has exited (Wait). It then returns nil.
+// It returns ErrStarted at once if the syncer was already started, and ErrStopped
+// if it was stopped. Like Wait, it must not be called from a callback.
+func (s *Syncer) Run(ctx context.Context) error {
+	if err := s.start(ctx); err != nil {
+		return err
+	}
+	<-s.done
+	return nil
+}
+
+func (s *Syncer) start(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.started {
-		return
+	switch {
+	case s.stopped.Load():
+		return ErrStopped
+	case s.started:
+		return ErrStarted
 	}
 	s.started = true
 	ctx, s.cancel = context.WithCancel(ctx)
-	s.loopDone, s.done = make(chan struct{}), make(chan struct{})
 	delivered := make(chan struct{})
 	go func() {
 		defer close(delivered)
-		s.deliverG.Store(goroutineID())
 		s.deliver()
 	}()
 	go func() {
@@ -168,55 +185,71 @@ func (s *Syncer) Start(ctx context.Context) {
 		close(s.loopDone)
 		<-delivered
 	}()
+	return nil
 }
 
-// Stop closes every watch and returns once every goroutine of the syncer has
-// exited, including a callback in progress. Called from inside a callback, it
-// returns once the loop and every watch have stopped; the callback that called it
-// is the last one, and its goroutine exits when it returns.
+// Stop ends the syncer: it cancels every watch and returns at once, without
+// waiting for anything, so it is safe anywhere, a callback included. A callback in
+// progress runs to its end; called from inside a callback, Stop makes that callback
+// the last one. Wait or Done tell when everything has exited. Stop before Start
+// ends the syncer too: Start then does nothing. A second Stop does nothing.
 func (s *Syncer) Stop() {
 	s.mu.Lock()
-	cancel, loopDone, done := s.cancel, s.loopDone, s.done
-	s.mu.Unlock()
-	if cancel == nil {
+	defer s.mu.Unlock()
+	if s.stopped.Swap(true) {
 		return
 	}
-	s.stopped.Store(true)
-	cancel()
-	if goroutineID() == s.deliverG.Load() {
-		<-loopDone // waiting for done would wait for this very callback
+	if !s.started {
+		s.started = true
+		close(s.loopDone)
+		close(s.done)
 		return
 	}
-	<-done
+	s.cancel()
 }
+
+// Wait blocks until the syncer has stopped, because Stop was called or Start's
+// context ended, and every goroutine of the syncer has exited: the loop, every
+// watch, the callback in progress and the checkpoint's last write. No callback is
+// called after it returns. It is not for callbacks: a callback that waits for the
+// syncer waits for itself.
+func (s *Syncer) Wait() { <-s.done }
+
+// Done is closed when Wait would return. It is not for callbacks either.
+func (s *Syncer) Done() <-chan struct{} { return s.done }
 
 // Relist makes one type list again, as after an expired revision: its watcher is
 // closed and restarted with a list, and only its changes are reported, in one
-// batch. Other types are not touched.
+// batch. Other types are not touched. It is safe from a callback: it waits for the
+// loop only, never for the callbacks. It returns ErrNotStarted before Start and
+// ErrStopped once the syncer is stopping.
 func (s *Syncer) Relist(ctx context.Context, typeName string) error {
 	idx, ok := s.index[typeName]
 	if !ok {
 		return fmt.Errorf("syncer: unknown resource type %q", typeName)
 	}
 	s.mu.Lock()
-	done := s.loopDone // not s.done: a callback may call Relist while Stop waits for it
+	started := s.started
 	s.mu.Unlock()
-	if done == nil {
-		return errors.New("syncer: not started")
+	switch {
+	case s.stopped.Load():
+		return ErrStopped
+	case !started:
+		return ErrNotStarted
 	}
 	req := relistRequest{idx: idx, reply: make(chan struct{})}
 	select {
 	case s.relists <- req:
-	case <-done:
-		return errors.New("syncer: stopped")
+	case <-s.loopDone: // not s.done: a callback may call Relist while Wait waits for it
+		return ErrStopped
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 	select {
 	case <-req.reply:
 		return nil
-	case <-done:
-		return errors.New("syncer: stopped")
+	case <-s.loopDone:
+		return ErrStopped
 	case <-ctx.Done():
 		return ctx.Err()
 	}

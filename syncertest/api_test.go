@@ -38,7 +38,7 @@ var _ = Describe("API", func() {
 				syncer.WithInitialList(mode), syncer.WithPageSize(2))
 			Expect(err).NotTo(HaveOccurred())
 			s.Start(ctx)
-			DeferCleanup(s.Stop)
+			DeferCleanup(func() { s.Stop(); s.Wait() })
 			Expect(rec.WaitForStatus(ctx, syncer.InSync)).To(Succeed())
 			Expect(rec.Keys()).To(Equal([]string{"Pod/ns/a", "Pod/ns/b", "Pod/ns/c"}))
 			Expect(nodeOf(rec, "ns", "b")).To(Equal("node-b"))

@@ -30,7 +30,7 @@ var _ = Describe("Injected errors", func() {
 			syncer.WithLogger(quiet()), syncer.WithBackoff(fastBackoff))
 		Expect(err).NotTo(HaveOccurred())
 		s.Start(ctx)
-		DeferCleanup(s.Stop)
+		DeferCleanup(func() { s.Stop(); s.Wait() })
 		Expect(rec.WaitForStatus(ctx, syncer.InSync)).To(Succeed())
 
 		// The CRD goes away: calls fail with 404 once the open watch ends.

@@ -44,7 +44,7 @@ func ExampleAPI() {
 		panic(err)
 	}
 	s.Start(ctx)
-	defer s.Stop()
+	defer func() { s.Stop(); s.Wait() }()
 	if err := rec.WaitForStatus(ctx, syncer.InSync); err != nil {
 		panic(err)
 	}
@@ -79,7 +79,7 @@ func ExampleRecorder() {
 		panic(err)
 	}
 	s.Start(ctx)
-	defer s.Stop()
+	defer func() { s.Stop(); s.Wait() }()
 	if err := rec.WaitForStatus(ctx, syncer.InSync); err != nil {
 		panic(err)
 	}

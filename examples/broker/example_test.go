@@ -45,7 +45,7 @@ func Example() {
 	lagging := slow{Recorder: syncertest.NewRecorder(), released: make(chan struct{})}
 	broker.Subscribe(ctx, lagging)
 	s.Start(ctx)
-	defer s.Stop()
+	defer func() { s.Stop(); s.Wait() }()
 	if err := fast.WaitForStatus(ctx, syncer.InSync); err != nil {
 		panic(err)
 	}

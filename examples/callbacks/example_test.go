@@ -53,7 +53,7 @@ func Example() {
 		panic(err)
 	}
 	s.Start(ctx)
-	defer s.Stop()
+	defer func() { s.Stop(); s.Wait() }()
 	for _, step := range []chan struct{}{p.inSync, p.recovered} {
 		select {
 		case <-step:

@@ -50,7 +50,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	s.Start(ctx)
-	<-ctx.Done() // Ctrl-C
-	s.Stop()
+	if err := s.Run(ctx); err != nil { // until Ctrl-C
+		log.Fatal(err)
+	}
 }

@@ -50,7 +50,7 @@ func Example() {
 		panic(err)
 	}
 	s.Start(ctx)
-	defer s.Stop()
+	defer func() { s.Stop(); s.Wait() }()
 	select {
 	case <-store.Synced():
 	case <-ctx.Done():

@@ -60,7 +60,7 @@ func Example() {
 		panic(err)
 	}
 	s.Start(ctx)
-	defer s.Stop()
+	defer func() { s.Stop(); s.Wait() }()
 	show := func() {
 		select {
 		case p := <-printed:

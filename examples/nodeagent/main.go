@@ -34,7 +34,8 @@ func main() {
 		fmt.Fprintln(os.Stderr, "nodeagent:", err)
 		os.Exit(1)
 	}
-	s.Start(ctx)
-	<-ctx.Done()
-	s.Stop()
+	if err := s.Run(ctx); err != nil { // until SIGINT
+		fmt.Fprintln(os.Stderr, "nodeagent:", err)
+		os.Exit(1)
+	}
 }

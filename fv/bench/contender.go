@@ -457,6 +457,7 @@ func (k *kubesync) relisted(ctx context.Context) (time.Time, int, bool, error) {
 
 func (k *kubesync) stop() {
 	k.s.Stop()
+	k.s.Wait()
 	if k.cancel != nil {
 		k.cancel()
 	}

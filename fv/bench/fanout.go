@@ -175,7 +175,7 @@ func (f *fanout) sync(ctx context.Context) (int, error) {
 	}
 	cpu0, start := cpuSeconds(), time.Now()
 	s.Start(runCtx)
-	f.stops = append(f.stops, s.Stop)
+	f.stops = append(f.stops, func() { s.Stop(); s.Wait() })
 	for _, c := range consumers {
 		if err := waitFor(ctx, c.synced); err != nil {
 			return 0, err
@@ -218,7 +218,7 @@ func (f *fanout) syncOwn(ctx, runCtx context.Context, before Memory) (int, error
 	cpu0, start := cpuSeconds(), time.Now()
 	for _, s := range syncers {
 		s.Start(runCtx)
-		f.stops = append(f.stops, s.Stop)
+		f.stops = append(f.stops, func() { s.Stop(); s.Wait() })
 	}
 	for _, st := range stores {
 		if err := waitFor(ctx, st.Synced()); err != nil {

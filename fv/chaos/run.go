@@ -148,7 +148,7 @@ func runFlavour(ctx context.Context, cfg Config, watchCache bool, seed uint64, d
 		return nil, err
 	}
 	s.Start(ctx)
-	defer s.Stop()
+	defer func() { s.Stop(); s.Wait() }()
 	settled := func(ctx context.Context) error {
 		if st := cons.Status(); st != int(syncer.InSync) {
 			return fmt.Errorf("status %s", syncer.SyncStatus(st))

@@ -76,7 +76,8 @@ func (a *kubesyncAgent) stop() {
 	if a.s == nil {
 		return
 	}
-	a.s.Stop() // writes the checkpoint, if any, before it returns
+	a.s.Stop()
+	a.s.Wait() // the checkpoint, if any, is written
 	a.stopF()
 	a.link.close()
 	a.s, a.link, a.stopF = nil, nil, nil

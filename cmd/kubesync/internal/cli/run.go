@@ -87,7 +87,7 @@ func runWatch(ctx context.Context, e *env, p watchPlan) error {
 		return err
 	}
 	s.Start(ctx)
-	defer s.Stop()
+	defer func() { s.Stop(); s.Wait() }()
 	defer showProgress(console, tracker, cb.inSync)()
 
 	return wait(ctx, waitFor{connectTimeout: p.connectTimeout, host: restCfg.Host, out: out, outClosed: e.outClosed,
