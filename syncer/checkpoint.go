@@ -200,7 +200,7 @@ func (s *Syncer) loadSnapshot(snap *checkpoint.Snapshot, timing logrus.Fields) {
 				keys[i] = kv.Key
 				ups = append(ups, Update{KVPair: kv, UpdateType: KVNew})
 			}
-			ts.ledger.put(o.id, o.rev, keys, ts.epoch)
+			ts.ledger.put(o.id, o.rev, o.uid, keys, ts.epoch)
 		}
 		objects += len(ups)
 		s.enqueueUpdates(ups)

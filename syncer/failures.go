@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
-
-	"github.com/kubesync/kubesync/resources"
 )
 
 // fail decides what follows a watcher's error. The watcher has exited (or is
@@ -53,7 +51,7 @@ func (s *Syncer) onMissing(ts *typeState, ev event, log logrus.FieldLogger) time
 	s.syncFailed(ts, Missing, ev.err, log)
 	ts.pending = ListReappeared
 	s.noteCleared(ts)
-	ts.ledger.clear(func(_ string, keys []resources.Key, rev string) { s.emitGone(ts, keys, rev) })
+	ts.ledger.clear(func(f forgotten) { s.emitGone(ts, f) })
 	s.flushHeld(ts)
 	ts.phase = missing
 	return ts.nextDelay(ev.healthy)

@@ -118,20 +118,20 @@ func (s *Syncer) apply(ts *typeState, o object) {
 			ups = append(ups, deletion(k, o.rev, o.uid))
 		}
 	}
-	ts.ledger.put(o.id, o.rev, newKeys, ts.epoch)
+	ts.ledger.put(o.id, o.rev, o.uid, newKeys, ts.epoch)
 	s.noteObject(ts, o)
 	s.emit(ts, ups...)
 }
 
 // remove records a deleted object; an unknown one reports nothing.
 func (s *Syncer) remove(ts *typeState, o object) {
-	keys, _ := ts.ledger.remove(o.id)
+	f := ts.ledger.remove(o.id)
 	s.noteDeleted(ts, o.id)
-	ups := make([]Update, 0, len(keys))
-	for _, k := range keys {
-		ups = append(ups, deletion(k, o.rev, o.uid))
+	f.rev = o.rev
+	if o.uid != "" {
+		f.uid = o.uid
 	}
-	s.emit(ts, ups...)
+	s.emitGone(ts, f)
 }
 
 func deletion(k resources.Key, rev string, uid types.UID) Update {
@@ -154,17 +154,20 @@ func (s *Syncer) finishList(ts *typeState, rv string) {
 
 // sweep reports Deleted for every object not marked with epoch.
 func (s *Syncer) sweep(ts *typeState, epoch uint32) {
-	ts.ledger.sweep(epoch, func(id string, keys []resources.Key, rev string) {
-		s.noteDeleted(ts, id)
-		s.emitGone(ts, keys, rev)
+	ts.ledger.sweep(epoch, func(f forgotten) {
+		s.noteDeleted(ts, f.id)
+		s.emitGone(ts, f)
 	})
 }
 
-// emitGone reports Deleted for the keys of an object the ledger forgot.
-func (s *Syncer) emitGone(ts *typeState, keys []resources.Key, rev string) {
-	for _, k := range keys {
-		s.emit(ts, deletion(k, rev, ""))
+// emitGone reports Deleted, with the object's UID, for the keys of an object the
+// ledger forgot.
+func (s *Syncer) emitGone(ts *typeState, f forgotten) {
+	ups := make([]Update, 0, len(f.keys))
+	for _, k := range f.keys {
+		ups = append(ups, deletion(k, f.rev, f.uid))
 	}
+	s.emit(ts, ups...)
 }
 
 // flushHeld delivers the held changes of a relist as one call.

@@ -6,28 +6,43 @@ import (
 	"strings"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/kubesync/kubesync/resources"
 )
 
 // ledger is what the syncer remembers of one type: for each object the revision it
-// last reported, and the keys its conversion produced. It never holds values.
+// last reported, its UID, and the keys its conversion produced. It never holds
+// values.
 //
-// Memory matters here (one entry per object in the cluster), so an entry is one
-// packed uint64: the revision, when it is an integer below 2^48 (every etcd-backed
-// apiserver's are), the list epoch that last saw the object, and two flags. Keys are
-// derived from the object's identity in the common case where conversion yields
-// exactly the type's own key.
+// Memory matters here (one entry per object in the cluster), so an object is one
+// record of a compact table (ledgertable.go): a packed uint64 with the revision,
+// when it is an integer below 2^48 (every etcd-backed apiserver's are), the list
+// epoch that last saw the object and two flags; the UID's 16 bytes; and the id.
+// Keys are derived from the object's identity in the common case where conversion
+// yields exactly the type's own key.
 type ledger struct {
-	// mu guards the maps against the one reader outside the loop: a watcher that
+	// mu guards the table against the one reader outside the loop: a watcher that
 	// asks known before it decodes. The loop is the only writer, so it reads
 	// without the lock and takes it only to write.
 	mu      sync.RWMutex
 	t       resources.Type
-	entries map[string]entry
-	// What does not fit an entry, both rare: revisions that are not small integers,
-	// and key sets that are not the single default key.
+	entries *table
+	// What does not fit a record, all rare: revisions that are not small
+	// integers, UIDs that are not UUIDs, and key sets that are not the single
+	// default key.
 	oddRevs map[string]string
+	oddUIDs map[string]types.UID
 	oddKeys map[string][]resources.Key
+}
+
+// forgotten is an object the ledger no longer holds, for a Deleted: its id, the
+// keys it had, its last revision and its UID.
+type forgotten struct {
+	id   string
+	keys []resources.Key
+	rev  string
+	uid  types.UID
 }
 
 // entry packs revision (bits 0-47), mark (bits 48-61) and flags (62, 63).
@@ -51,7 +66,8 @@ func (e entry) withMark(m uint32) entry {
 }
 
 func newLedger(t resources.Type) *ledger {
-	return &ledger{t: t, entries: map[string]entry{}, oddRevs: map[string]string{}, oddKeys: map[string][]resources.Key{}}
+	return &ledger{t: t, entries: newTable(), oddRevs: map[string]string{}, oddUIDs: map[string]types.UID{},
+		oddKeys: map[string][]resources.Key{}}
 }
 
 // objectID is the ledger's key of an object: namespace/name or name.
@@ -62,25 +78,25 @@ func objectID(namespace, name string) string {
 	return namespace + "/" + name
 }
 
-func (l *ledger) len() int { return len(l.entries) }
+func (l *ledger) len() int { return l.entries.n }
 
 // empty reports whether the ledger holds nothing; any goroutine may ask.
 func (l *ledger) empty() bool {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	return len(l.entries) == 0
+	return l.entries.n == 0
 }
 
 // seen marks id with epoch if the ledger holds it at rev, and reports whether it
 // does. It is the path of every unchanged object in a relist, so it compares
 // without allocating.
 func (l *ledger) seen(id, rev string, epoch uint32) bool {
-	e, ok := l.entries[id]
-	if !ok || !l.sameRev(id, e, rev) {
+	r, ok := l.entries.get(id)
+	if !ok || !l.sameRev(id, r.e, rev) {
 		return false
 	}
 	l.mu.Lock()
-	l.entries[id] = e.withMark(epoch)
+	r.e = r.e.withMark(epoch)
 	l.mu.Unlock()
 	return true
 }
@@ -91,8 +107,8 @@ func (l *ledger) seen(id, rev string, epoch uint32) bool {
 func (l *ledger) known(id, rev string) bool {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	e, ok := l.entries[id]
-	return ok && l.sameRev(id, e, rev)
+	r, ok := l.entries.get(id)
+	return ok && l.sameRev(id, r.e, rev)
 }
 
 func (l *ledger) sameRev(id string, e entry, rev string) bool {
@@ -116,11 +132,11 @@ func (l *ledger) revOf(id string, e entry) string {
 
 // keys returns the keys recorded for id, or nil if id is unknown.
 func (l *ledger) keys(id string) []resources.Key {
-	e, ok := l.entries[id]
+	r, ok := l.entries.get(id)
 	if !ok {
 		return nil
 	}
-	return l.keysOf(id, e)
+	return l.keysOf(id, r.e)
 }
 
 func (l *ledger) keysOf(id string, e entry) []resources.Key {
@@ -136,15 +152,16 @@ func (l *ledger) keysOf(id string, e entry) []resources.Key {
 
 // mark records that id was seen in the list or watch of the given epoch.
 func (l *ledger) mark(id string, epoch uint32) {
-	if e, ok := l.entries[id]; ok {
+	if r, ok := l.entries.get(id); ok {
 		l.mu.Lock()
-		l.entries[id] = e.withMark(epoch)
+		r.e = r.e.withMark(epoch)
 		l.mu.Unlock()
 	}
 }
 
-// put records id at rev with the keys its conversion produced, seen at epoch.
-func (l *ledger) put(id, rev string, keys []resources.Key, epoch uint32) {
+// put records id at rev with its UID and the keys its conversion produced, seen
+// at epoch.
+func (l *ledger) put(id, rev string, uid types.UID, keys []resources.Key, epoch uint32) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	e := entry(0).withMark(epoch)
@@ -165,22 +182,48 @@ func (l *ledger) put(id, rev string, keys []resources.Key, epoch uint32) {
 		e |= oddKeys
 		l.oddKeys[id] = slices.Clone(keys)
 	}
-	l.entries[id] = e
+	r := l.entries.insert(id)
+	r.e = e
+	r.oddUID = !l.setUID(r, id, uid)
 }
 
-// remove forgets id and returns its keys and revision.
-func (l *ledger) remove(id string) ([]resources.Key, string) {
-	e, ok := l.entries[id]
-	if !ok {
-		return nil, ""
+// setUID packs uid into r, or keeps it in the side table; it reports whether it
+// packed it.
+func (l *ledger) setUID(r *record, id string, uid types.UID) bool {
+	u, ok := parseUID(string(uid))
+	r.uid = u
+	if ok || uid == "" {
+		delete(l.oddUIDs, id)
+		return true
 	}
-	keys, rev := l.keysOf(id, e), l.revOf(id, e)
+	l.oddUIDs[id] = uid
+	return false
+}
+
+func (l *ledger) uidOf(id string, r *record) types.UID {
+	if r.oddUID {
+		return l.oddUIDs[id]
+	}
+	if r.uid == [16]byte{} {
+		return ""
+	}
+	return types.UID(formatUID(r.uid))
+}
+
+// remove forgets id and returns what it held of it.
+func (l *ledger) remove(id string) forgotten {
+	r, ok := l.entries.get(id)
+	if !ok {
+		return forgotten{id: id}
+	}
+	f := forgotten{id: id, keys: l.keysOf(id, r.e), rev: l.revOf(id, r.e), uid: l.uidOf(id, r)}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	delete(l.entries, id)
+	l.entries.delete(id)
 	delete(l.oddRevs, id)
+	delete(l.oddUIDs, id)
 	delete(l.oddKeys, id)
-	return keys, rev
+	return f
 }
 
 // nextEpoch returns the epoch after epoch. Marks are 14 bits: when they wrap, every
@@ -190,29 +233,26 @@ func (l *ledger) nextEpoch(epoch uint32) uint32 {
 	if next == 0 {
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		for id, e := range l.entries {
-			l.entries[id] = e.withMark(0)
-		}
+		l.entries.each(func(r *record) { r.e = r.e.withMark(0) })
 		next = 1
 	}
 	return next
 }
 
 // sweep removes every object not marked with epoch and calls gone for each.
-func (l *ledger) sweep(epoch uint32, gone func(id string, keys []resources.Key, rev string)) {
+func (l *ledger) sweep(epoch uint32, gone func(forgotten)) {
 	l.removeIf(func(e entry) bool { return e.mark() != epoch }, gone)
 }
 
 // clear forgets every object and calls gone for each.
-func (l *ledger) clear(gone func(id string, keys []resources.Key, rev string)) {
+func (l *ledger) clear(gone func(forgotten)) {
 	l.removeIf(func(entry) bool { return true }, gone)
 }
 
-func (l *ledger) removeIf(drop func(entry) bool, gone func(id string, keys []resources.Key, rev string)) {
-	for id, e := range l.entries {
-		if drop(e) {
-			keys, rev := l.remove(id)
-			gone(id, keys, rev)
+func (l *ledger) removeIf(drop func(entry) bool, gone func(forgotten)) {
+	l.entries.each(func(r *record) {
+		if drop(r.e) {
+			gone(l.remove(l.entries.id(r)))
 		}
-	}
+	})
 }

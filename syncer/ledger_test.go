@@ -2,15 +2,19 @@ package syncer
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"strconv"
 	"testing"
+	"unsafe"
+
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesync/kubesync/resources"
 )
 
-// ledgerBytesPerKey fills a ledger with n ConfigMap-like objects and returns the
-// heap it holds per key, the keys' own bytes included.
+// ledgerBytesPerKey fills a ledger with n ConfigMap-like objects, each with a UID,
+// and returns the heap it holds per key, the keys' own bytes included.
 func ledgerBytesPerKey(n int) float64 {
 	t := resources.Custom(resources.Pods.GVR, "ConfigMap", true)
 	var before, after runtime.MemStats
@@ -19,7 +23,8 @@ func ledgerBytesPerKey(n int) float64 {
 	l := newLedger(t)
 	for i := range n {
 		name := fmt.Sprintf("cm-%06d", i)
-		l.put(objectID("bench", name), strconv.Itoa(1000+i), []resources.Key{t.KeyFor("bench", name)}, 1)
+		uid := types.UID(fmt.Sprintf("5f0c%04x-9a1e-4b2c-8d3e-%012x", i%0x10000, i))
+		l.put(objectID("bench", name), strconv.Itoa(1000+i), uid, []resources.Key{t.KeyFor("bench", name)}, 1)
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
@@ -39,13 +44,18 @@ func TestLedgerKeepsOddRevisionsKeysAndMarks(t *testing.T) {
 	typ := resources.Custom(resources.Pods.GVR, "Pod", true)
 	l := newLedger(typ)
 	extra := []resources.Key{{Kind: "Endpoint", Namespace: "ns", Name: "a-0"}, {Kind: "Endpoint", Namespace: "ns", Name: "a-1"}}
-	l.put("ns/a", "opaque-rev", extra, 1)
-	l.put("ns/b", "281474976710656", []resources.Key{typ.KeyFor("ns", "b")}, 1) // 2^48: too big to pack
-	l.put("ns/c", "42", []resources.Key{typ.KeyFor("ns", "c")}, 1)
+	l.put("ns/a", "opaque-rev", "not-a-uuid", extra, 1)
+	l.put("ns/b", "281474976710656", "", []resources.Key{typ.KeyFor("ns", "b")}, 1) // 2^48: too big to pack
+	l.put("ns/c", "42", "0a1b2c3d-4e5f-6789-abcd-ef0123456789", []resources.Key{typ.KeyFor("ns", "c")}, 1)
 
 	for id, want := range map[string]string{"ns/a": "opaque-rev", "ns/b": "281474976710656", "ns/c": "42"} {
-		if got := l.revOf(id, l.entries[id]); got != want {
-			t.Errorf("revision(%s) = %q, want %q", id, got, want)
+		if r, _ := l.entries.get(id); l.revOf(id, r.e) != want {
+			t.Errorf("revision(%s) = %q, want %q", id, l.revOf(id, r.e), want)
+		}
+	}
+	for id, want := range map[string]types.UID{"ns/a": "not-a-uuid", "ns/b": "", "ns/c": "0a1b2c3d-4e5f-6789-abcd-ef0123456789"} {
+		if r, _ := l.entries.get(id); l.uidOf(id, r) != want {
+			t.Errorf("uid(%s) = %q, want %q", id, l.uidOf(id, r), want)
 		}
 	}
 	if got := l.keys("ns/a"); len(got) != 2 || got[1] != extra[1] {
@@ -66,11 +76,71 @@ func TestLedgerKeepsOddRevisionsKeysAndMarks(t *testing.T) {
 	}
 	l.mark("ns/c", epoch)
 	var swept []string
-	l.sweep(epoch, func(id string, _ []resources.Key, _ string) { swept = append(swept, id) })
+	l.sweep(epoch, func(f forgotten) { swept = append(swept, f.id) })
 	if len(swept) != 2 || l.len() != 1 {
 		t.Errorf("swept %v, %d left; want ns/a and ns/b swept, ns/c kept", swept, l.len())
 	}
-	if len(l.oddRevs) != 0 || len(l.oddKeys) != 0 {
-		t.Errorf("side tables not cleaned: %v %v", l.oddRevs, l.oddKeys)
+	if len(l.oddRevs) != 0 || len(l.oddKeys) != 0 || len(l.oddUIDs) != 0 {
+		t.Errorf("side tables not cleaned: %v %v %v", l.oddRevs, l.oddKeys, l.oddUIDs)
+	}
+}
+
+// The table must act as a map through growth, deletions that shift probe runs
+// back, record reuse and arena compaction.
+func TestLedgerTableActsAsAMap(t *testing.T) {
+	tab, want := newTable(), map[string]uint64{}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 100_000 {
+		id := fmt.Sprintf("ns-%d/obj-%d", rng.IntN(7), rng.IntN(20_000))
+		if rng.IntN(3) == 0 {
+			tab.delete(id)
+			delete(want, id)
+			continue
+		}
+		tab.insert(id).e = entry(i)
+		want[id] = uint64(i)
+	}
+	if tab.n != len(want) {
+		t.Fatalf("table holds %d records, want %d", tab.n, len(want))
+	}
+	for id, e := range want {
+		if r, ok := tab.get(id); !ok || uint64(r.e) != e {
+			t.Fatalf("get(%s) = %v, %v; want %d", id, r, ok, e)
+		}
+	}
+	seen := 0
+	tab.each(func(r *record) {
+		seen++
+		if _, ok := want[tab.id(r)]; !ok {
+			t.Fatalf("each gave %s, which was deleted", tab.id(r))
+		}
+	})
+	if seen != len(want) {
+		t.Errorf("each gave %d records, want %d", seen, len(want))
+	}
+}
+
+func TestUIDsRoundTripOnlyInCanonicalForm(t *testing.T) {
+	for uid, packed := range map[string]bool{
+		"0a1b2c3d-4e5f-6789-abcd-ef0123456789": true,
+		"0A1B2C3D-4E5F-6789-ABCD-EF0123456789": false, // would come back lower-case
+		"00000000-0000-0000-0000-000000000000": false, // would come back empty
+		"0a1b2c3d-4e5f-6789-abcd-ef012345678":  false,
+		"0a1b2c3d+4e5f-6789-abcd-ef0123456789": false,
+		"":                                     false,
+	} {
+		u, ok := parseUID(uid)
+		if ok != packed {
+			t.Errorf("parseUID(%q) = %v, want %v", uid, ok, packed)
+		}
+		if ok && formatUID(u) != uid {
+			t.Errorf("formatUID(parseUID(%q)) = %q", uid, formatUID(u))
+		}
+	}
+}
+
+func TestLedgerRecordIs32Bytes(t *testing.T) {
+	if n := unsafe.Sizeof(record{}); n != 32 {
+		t.Errorf("a record takes %d bytes; the ledger's budget counts on 32", n)
 	}
 }
