@@ -75,7 +75,9 @@ type Callbacks interface {
 
 // ParseFailureHandler is optionally implemented by Callbacks to hear about objects
 // whose conversion failed. The object is skipped: a consumer keeps the last value
-// that converted, and the stream goes on.
+// that converted, and the stream goes on. typeName, here and in the other
+// handlers, is the type's Name; Syncer.TypeOf maps it to the Type, whose Kind is
+// the Key.Kind of its objects.
 type ParseFailureHandler interface {
 	OnParseFailed(typeName string, object any, err error)
 }

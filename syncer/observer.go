@@ -1,7 +1,8 @@
 package syncer
 
 // Observer hears about a Syncer's activity per type, e.g. to export metrics. Its
-// methods are called from the syncer's loop goroutine and must not block.
+// methods are called from the syncer's loop goroutine and must not block. A
+// typeName is the type's Name (Syncer.TypeOf maps it to the Type and its Kind).
 //
 // Embed NopObserver in an implementation: methods added to Observer later then
 // default to doing nothing instead of breaking the build.

@@ -24,7 +24,8 @@ type Syncer struct {
 	cfg   config
 	cb    Callbacks
 	types []*typeState
-	index map[string]int
+	index map[string]int // by Type.Name
+	kinds map[string]int // by Type.Kind; -1: several types have it (names.go)
 
 	events     chan event
 	relists    chan relistRequest
@@ -111,6 +112,7 @@ func New(restCfg *rest.Config, types []resources.Type, cb Callbacks, opts ...Opt
 		ts.idx = i
 		s.types = append(s.types, ts)
 	}
+	s.indexKinds()
 	return s, nil
 }
 
@@ -220,13 +222,15 @@ func (s *Syncer) Done() <-chan struct{} { return s.done }
 
 // Relist makes one type list again, as after an expired revision: its watcher is
 // closed and restarted with a list, and only its changes are reported, in one
-// batch. Other types are not touched. It is safe from a callback: it waits for the
-// loop only, never for the callbacks. It returns ErrNotStarted before Start and
-// ErrStopped once the syncer is stopping.
+// batch. Other types are not touched. The type is named by its Name or its Kind,
+// as TypeOf looks them up; an unknown name's error wraps ErrUnknownType and lists
+// the known ones. It is safe from a callback: it waits for the loop only, never
+// for the callbacks. It returns ErrNotStarted before Start and ErrStopped once the
+// syncer is stopping.
 func (s *Syncer) Relist(ctx context.Context, typeName string) error {
-	idx, ok := s.index[typeName]
+	idx, ok := s.lookup(typeName)
 	if !ok {
-		return fmt.Errorf("syncer: unknown resource type %q", typeName)
+		return s.unknownType(typeName)
 	}
 	s.mu.Lock()
 	started := s.started

@@ -1,0 +1,65 @@
+package syncer
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/kubesync/kubesync/resources"
+)
+
+// ErrUnknownType: a name given to Relist or TypeOf is neither the Name nor the Kind
+// of a type of the syncer. The error that wraps it lists the known names.
+var ErrUnknownType = errors.New("syncer: unknown resource type")
+
+// TypeOf returns the type of the syncer that name names, and whether there is one.
+// name is either the type's Name ("globalnetworkpolicies.crd.projectcalico.org",
+// as OnSyncFailed, OnSyncRecovered, the Observer and the metrics report it) or its
+// Kind ("GlobalNetworkPolicy.crd.projectcalico.org", as the default conversion puts
+// it in Key.Kind and the Store files it), so a consumer maps either to the other:
+// TypeOf(kv.Key.Kind).Name, TypeOf(typeName).Kind. A Name wins over a Kind; a Kind
+// that several types share (the same resource with other selectors) names none of
+// them. Keys that a custom conversion gives other kinds are not known here.
+func (s *Syncer) TypeOf(name string) (resources.Type, bool) {
+	i, ok := s.lookup(name)
+	if !ok {
+		return resources.Type{}, false
+	}
+	return s.types[i].t, true
+}
+
+func (s *Syncer) lookup(name string) (int, bool) {
+	if i, ok := s.index[name]; ok {
+		return i, true
+	}
+	i, ok := s.kinds[name]
+	return i, ok && i >= 0
+}
+
+// indexKinds maps each type's Kind to it; -1 marks a kind that several types share.
+func (s *Syncer) indexKinds() {
+	s.kinds = map[string]int{}
+	for i, ts := range s.types {
+		if _, dup := s.kinds[ts.t.Kind]; dup {
+			s.kinds[ts.t.Kind] = -1
+			continue
+		}
+		s.kinds[ts.t.Kind] = i
+	}
+}
+
+// unknownType is the error for a name that TypeOf does not know; it lists the
+// names that it does.
+func (s *Syncer) unknownType(name string) error {
+	known := make([]string, 0, len(s.types))
+	for _, ts := range s.types {
+		known = append(known, ts.t.Name+" ("+ts.t.Kind+")")
+	}
+	sort.Strings(known)
+	why := ""
+	if s.kinds[name] < 0 {
+		why = "; the kind is that of several types, name one of them"
+	}
+	return fmt.Errorf("%w %q%s; known: %s", ErrUnknownType, name, why, strings.Join(known, ", "))
+}
