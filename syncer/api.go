@@ -88,7 +88,8 @@ type ParseFailureHandler interface {
 // (404). It is called once per failure episode, not once per retry; FailureOf(err)
 // tells which. Such a type counts as synced so that the others can reach InSync; a
 // forbidden or unauthorized type keeps what it had, a missing one is reported
-// empty. It is retried with backoff.
+// empty. A type named by WithRequired does not count as synced, and keeps what it
+// had when missing too. It is retried with backoff; Syncer.TypeStatus shows it.
 type SyncFailureHandler interface {
 	OnSyncFailed(typeName string, err error)
 }

@@ -39,8 +39,11 @@ func (syncRecovery) isDelivery() {}
 
 func (s *Syncer) enqueue(d delivery) {
 	s.queue = append(s.queue, d)
-	if b, ok := d.(*updateBatch); ok {
-		s.queued += len(b.updates)
+	switch d := d.(type) {
+	case *updateBatch:
+		s.queued += len(d.updates)
+	case syncFailure:
+		s.publishFailure(d)
 	}
 }
 

@@ -48,6 +48,9 @@ func (s *Syncer) onExpired(ts *typeState, ev event, log logrus.FieldLogger) time
 // onMissing: the type is not served (a CRD that is absent). It counts as synced and
 // empty: what it had is reported Deleted, and it lists again until it is served.
 func (s *Syncer) onMissing(ts *typeState, ev event, log logrus.FieldLogger) time.Duration {
+	if ts.required() {
+		return s.onRequiredMissing(ts, ev, log)
+	}
 	s.syncFailed(ts, Missing, ev.err, log)
 	ts.pending = ListReappeared
 	s.noteCleared(ts)

@@ -67,6 +67,7 @@ func (s *Syncer) observe(ts *typeState) {
 		ts.observedStatus = st
 	}
 	ts.observed = true
+	s.publish(ts)
 }
 
 // progress records that a live watch reached rv. It does not reset the backoff:

@@ -63,7 +63,9 @@ type config struct {
 	clock                clock.WithDelayedExecution
 	checkpointPath       string // WithCheckpoint (checkpoint.go)
 	checkpointOpts       []checkpoint.Option
-	lazyValues           bool // WithLazyValues (lazy.go)
+	lazyValues           bool            // WithLazyValues (lazy.go)
+	requiredNames        []string        // WithRequired (required.go), as given
+	required             map[string]bool // the required types' Names, resolved by New
 	// decodes counts the objects decoded in full, shared by every watcher.
 	decodes *atomic.Int64
 }

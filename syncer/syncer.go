@@ -45,6 +45,10 @@ type Syncer struct {
 	reported bool
 	inSync   bool // InSync was reported: a later relist of one type does not undo it
 
+	// What TypeStatus returns: a copy the loop updates (typestatus.go).
+	statusMu sync.Mutex
+	statuses []TypeStatus
+
 	ckpt   *checkpointState // WithCheckpoint (checkpoint.go); nil without
 	ckptWG sync.WaitGroup
 }
@@ -113,6 +117,13 @@ func New(restCfg *rest.Config, types []resources.Type, cb Callbacks, opts ...Opt
 		s.types = append(s.types, ts)
 	}
 	s.indexKinds()
+	if err := s.resolveRequired(); err != nil {
+		return nil, err
+	}
+	s.statuses = make([]TypeStatus, len(s.types))
+	for _, ts := range s.types {
+		s.publish(ts)
+	}
 	return s, nil
 }
 

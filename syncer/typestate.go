@@ -157,7 +157,7 @@ func (ts *typeState) nextDelay(healthy bool) time.Duration {
 
 // status is the type's own status: a refused or missing type counts as synced.
 func (ts *typeState) status() SyncStatus {
-	if ts.catchingUp() {
+	if ts.catchingUp() || ts.failsClosed() {
 		return ResyncInProgress
 	}
 	switch ts.phase {

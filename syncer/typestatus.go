@@ -1,0 +1,52 @@
+package syncer
+
+import "slices"
+
+// TypeStatus is what one type is doing, as Syncer.TypeStatus reports it, e.g. for
+// a readiness probe or a table of types.
+type TypeStatus struct {
+	// Name and Kind are the type's two names (see Syncer.TypeOf).
+	Name, Kind string
+	// Required: the type was named by WithRequired.
+	Required bool
+	// Phase is one of "waiting" (no answer yet), "listing", "watching",
+	// "backing off" (a transient error), "missing" (404) or "refused" (403, 401).
+	Phase string
+	// Status is the type's own status: InSync once its list completed, also while
+	// it is refused or missing, unless it is required.
+	Status SyncStatus
+	// Failure is the failure episode under way, if any, and Err the error that
+	// began it; Err is nil with NoFailure.
+	Failure Failure
+	Err     error
+	// Objects is the number of objects the syncer holds of the type.
+	Objects int
+}
+
+// TypeStatus returns the status of every type, in the order given to New. It may
+// be called from any goroutine, a callback included: it is a copy the loop keeps
+// up to date as it handles each event.
+func (s *Syncer) TypeStatus() []TypeStatus {
+	s.statusMu.Lock()
+	defer s.statusMu.Unlock()
+	return slices.Clone(s.statuses)
+}
+
+// publish updates the copy of ts's status that TypeStatus returns.
+func (s *Syncer) publish(ts *typeState) {
+	st := TypeStatus{Name: ts.t.Name, Kind: ts.t.Kind, Required: ts.required(), Phase: ts.phase.String(),
+		Status: ts.status(), Failure: ts.failure, Objects: ts.ledger.len()}
+	s.statusMu.Lock()
+	defer s.statusMu.Unlock()
+	if st.Failure != NoFailure {
+		st.Err = s.statuses[ts.idx].Err
+	}
+	s.statuses[ts.idx] = st
+}
+
+// publishFailure keeps the error of a failure episode for TypeStatus.
+func (s *Syncer) publishFailure(f syncFailure) {
+	s.statusMu.Lock()
+	defer s.statusMu.Unlock()
+	s.statuses[s.index[f.typeName]].Err = f.err
+}
