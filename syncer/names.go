@@ -37,6 +37,20 @@ func (s *Syncer) lookup(name string) (int, bool) {
 	return i, ok && i >= 0
 }
 
+// indexTypes finishes New once every type is known: the lookup by Kind, the
+// required types, and the first status of each.
+func (s *Syncer) indexTypes() error {
+	s.indexKinds()
+	if err := s.resolveRequired(); err != nil {
+		return err
+	}
+	s.statuses = make([]TypeStatus, len(s.types))
+	for _, ts := range s.types {
+		s.publish(ts)
+	}
+	return nil
+}
+
 // indexKinds maps each type's Kind to it; -1 marks a kind that several types share.
 func (s *Syncer) indexKinds() {
 	s.kinds = map[string]int{}

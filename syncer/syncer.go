@@ -116,13 +116,8 @@ func New(restCfg *rest.Config, types []resources.Type, cb Callbacks, opts ...Opt
 		ts.idx = i
 		s.types = append(s.types, ts)
 	}
-	s.indexKinds()
-	if err := s.resolveRequired(); err != nil {
+	if err := s.indexTypes(); err != nil {
 		return nil, err
-	}
-	s.statuses = make([]TypeStatus, len(s.types))
-	for _, ts := range s.types {
-		s.publish(ts)
 	}
 	return s, nil
 }
