@@ -76,7 +76,7 @@ func ExampleTee() {
 		panic(err)
 	}
 	s.Start(ctx)
-	defer s.Stop()
+	defer func() { s.Stop(); s.Wait() }()
 	if err := rec.WaitForStatus(ctx, syncer.InSync); err != nil {
 		panic(err)
 	}
