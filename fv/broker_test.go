@@ -10,6 +10,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/kubesync/kubesync/fv/consistency"
+	"github.com/kubesync/kubesync/fv/env"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/snapshot"
 	"github.com/kubesync/kubesync/syncer"
@@ -72,9 +73,9 @@ var _ = Describe("Broker", Ordered, func() {
 	BeforeAll(func() {
 		c = startCluster()
 		ctx := context.Background()
-		c.namespace(ctx, "fanout")
+		c.Namespace(ctx, "fanout")
 		for _, t := range brokerTypes {
-			c.create(ctx, t, "fanout", seq("obj", 300)...)
+			c.Create(ctx, t, "fanout", env.Seq("obj", 300)...)
 		}
 	})
 
@@ -94,8 +95,8 @@ var _ = Describe("Broker", Ordered, func() {
 
 		s.Start(context.Background())
 		DeferCleanup(func() { s.Stop(); s.Wait() })
-		inSync(fast.Mirror)
-		consistent(ctx, c.Config(), fast.Mirror, brokerTypes)
+		env.InSync(fast.Mirror)
+		env.Consistent(ctx, c.Config(), fast.Mirror, brokerTypes)
 		Expect(slow.Status()).NotTo(Equal(int(syncer.InSync)), "the slow subscriber is still in its first call")
 
 		// Writes go on while a late subscriber joins and streams its snapshot in
@@ -104,25 +105,25 @@ var _ = Describe("Broker", Ordered, func() {
 		var late *consistency.Mirror
 		var lateSub *snapshot.Subscription
 		for round := range 6 {
-			c.create(ctx, gnp, "", seq(fmt.Sprintf("r%d", round), 20)...)
+			c.Create(ctx, gnp, "", env.Seq(fmt.Sprintf("r%d", round), 20)...)
 			for i := range 20 {
-				c.touch(ctx, cm, "fanout", fmt.Sprintf("obj-%04d", round*20+i))
+				c.Touch(ctx, cm, "fanout", fmt.Sprintf("obj-%04d", round*20+i))
 			}
-			c.remove(ctx, svc, "fanout", fmt.Sprintf("obj-%04d", round))
+			c.Remove(ctx, svc, "fanout", fmt.Sprintf("obj-%04d", round))
 			if round == 2 {
 				lateSub = broker.SubscribeBatches(subCtx, snapshot.WithSnapshotBatch(50))
 				late = mirrorBatches(lateSub)
 			}
 		}
 		Expect(s.Relist(ctx, gnp.Name)).To(Succeed())
-		c.remove(ctx, gnp, "", seq("r0", 20)...)
-		consistent(ctx, c.Config(), fast.Mirror, brokerTypes)
+		c.Remove(ctx, gnp, "", env.Seq("r0", 20)...)
+		env.Consistent(ctx, c.Config(), fast.Mirror, brokerTypes)
 
 		slow.open()
 		for name, m := range map[string]*consistency.Mirror{"fast": fast.Mirror, "slow": slow.Mirror, "late": late} {
 			By("the " + name + " subscriber")
-			inSync(m)
-			consistent(ctx, c.Config(), m, brokerTypes)
+			env.InSync(m)
+			env.Consistent(ctx, c.Config(), m, brokerTypes)
 		}
 		Expect(slow.callCount()).To(BeNumerically("<", fast.callCount()), "the slow subscriber's changes coalesced")
 		for _, sub := range []*snapshot.Subscription{fastSub, slowSub, lateSub} {
@@ -149,18 +150,18 @@ var _ = Describe("Broker", Ordered, func() {
 		cm := resources.ConfigMaps
 		configMaps := mirrorBatches(broker.SubscribeBatches(ctx, snapshot.WithKinds(cm.Kind)))
 		stuck := broker.SubscribeBatches(ctx, snapshot.WithLagLimit(20)) // nobody reads it
-		inSync(configMaps)
+		env.InSync(configMaps)
 
-		c.create(ctx, cm, "fanout", seq("lag", 30)...)
+		c.Create(ctx, cm, "fanout", env.Seq("lag", 30)...)
 		Eventually(stuck.Done()).Should(BeClosed())
 		Expect(stuck.Err()).To(MatchError(snapshot.ErrLagging))
 		Expect(stuck.Batches()).To(BeClosed())
 
 		again := mirrorBatches(broker.SubscribeBatches(ctx, snapshot.WithLagLimit(20)))
-		c.remove(ctx, cm, "fanout", seq("lag", 30)[:10]...)
-		inSync(again)
-		consistent(ctx, c.Config(), again, brokerTypes)
-		consistent(ctx, c.Config(), configMaps, []resources.Type{cm})
+		c.Remove(ctx, cm, "fanout", env.Seq("lag", 30)[:10]...)
+		env.InSync(again)
+		env.Consistent(ctx, c.Config(), again, brokerTypes)
+		env.Consistent(ctx, c.Config(), configMaps, []resources.Type{cm})
 		for _, t := range brokerTypes[1:] {
 			Expect(configMaps.Len(t.Kind)).To(BeZero(), t.Name)
 		}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/kubesync/kubesync/checkpoint"
 	"github.com/kubesync/kubesync/fv/consistency"
+	"github.com/kubesync/kubesync/fv/env"
 	"github.com/kubesync/kubesync/fv/harness"
 	"github.com/kubesync/kubesync/internal/controlplane"
 	"github.com/kubesync/kubesync/resources"
@@ -54,15 +55,15 @@ func messages(h *test.Hook, level logrus.Level) []string {
 }
 
 // withCheckpoint runs a syncer that keeps its checkpoint at path, logging to log.
-func withCheckpoint(cfg *rest.Config, types []resources.Type, path string, log *logrus.Logger) (*syncer.Syncer, *consistency.Mirror, *observer) {
-	return run(cfg, types, syncer.WithLogger(log),
+func withCheckpoint(cfg *rest.Config, types []resources.Type, path string, log *logrus.Logger) (*syncer.Syncer, *consistency.Mirror, *env.Observer) {
+	return env.Run(cfg, types, syncer.WithLogger(log),
 		syncer.WithCheckpoint(path, checkpoint.WithInterval(ckptInterval)))
 }
 
 // checked ends a spec: the mirror equals the server, and nothing it received
 // contradicted what it held.
 func checked(ctx context.Context, cfg *rest.Config, m *consistency.Mirror, types []resources.Type) {
-	consistent(ctx, cfg, m, types)
+	env.Consistent(ctx, cfg, m, types)
 	Expect(m.Anomalies()).To(BeEmpty())
 }
 
@@ -71,7 +72,7 @@ var _ = Describe("Checkpoint and warm start", Ordered, func() {
 	BeforeAll(func() { c = startCluster() })
 
 	It("loses nothing when the agent is killed with SIGKILL while writes go on and a checkpoint is being written", func(ctx SpecContext) {
-		ns := c.namespace(ctx, "ck-kill")
+		ns := c.Namespace(ctx, "ck-kill")
 		types := c.populate(ctx, ns, 100)
 		dir := filepath.Join(GinkgoT().TempDir(), "state")
 		args := []string{"watch", "dataplane", "--kubeconfig", writeKubeconfig(c.Config()), "-n", ns,
@@ -105,9 +106,9 @@ var _ = Describe("Checkpoint and warm start", Ordered, func() {
 	})
 
 	It("starts cold from a checkpoint of another cluster, logged once", func(ctx SpecContext) {
-		ns := c.namespace(ctx, "ck-other")
+		ns := c.Namespace(ctx, "ck-other")
 		types := []resources.Type{resources.Services.InNamespace(ns)}
-		c.create(ctx, types[0], ns, seq("obj", 20)...)
+		c.Create(ctx, types[0], ns, env.Seq("obj", 20)...)
 		// The same address, but the kube-system namespace of another cluster.
 		path := statePath()
 		store, _, err := checkpoint.Open(path, checkpoint.Identity{Server: c.Config().Host, Cluster: "another-cluster"}, types)
@@ -119,30 +120,30 @@ var _ = Describe("Checkpoint and warm start", Ordered, func() {
 
 		log, hook := logged()
 		_, m, obs := withCheckpoint(c.Config(), types, path, log)
-		inSync(m)
+		env.InSync(m)
 		checked(ctx, c.Config(), m, types)
 		Expect(m.Count(types[0].Kind, syncer.KVNew)).To(Equal(20), "the ghost was never delivered")
 		Expect(m.Count(types[0].Kind, syncer.KVDeleted)).To(BeZero())
-		Expect(obs.reasons(types[0].Name)).To(Equal(map[string]int{"initial": 1}))
+		Expect(obs.Reasons(types[0].Name)).To(Equal(map[string]int{"initial": 1}))
 		Expect(messages(hook, logrus.WarnLevel)).To(ConsistOf("Checkpoint was taken from another cluster"))
 	})
 
 	It("starts cold from a checkpoint taken with other selectors, logged once", func(ctx SpecContext) {
-		ns := c.namespace(ctx, "ck-sel")
-		c.create(ctx, resources.Services, ns, seq("obj", 5)...)
+		ns := c.Namespace(ctx, "ck-sel")
+		c.Create(ctx, resources.Services, ns, env.Seq("obj", 5)...)
 		one := []resources.Type{resources.Services.InNamespace(ns).WithSelectors("", "metadata.name=obj-0001")}
 		two := []resources.Type{resources.Services.InNamespace(ns).WithSelectors("", "metadata.name=obj-0002")}
 		path := statePath()
 		log, _ := logged()
 		s, m, _ := withCheckpoint(c.Config(), one, path, log)
-		inSync(m)
+		env.InSync(m)
 		checked(ctx, c.Config(), m, one)
 		s.Stop()
 		s.Wait()
 
 		log, hook := logged()
 		_, m, _ = withCheckpoint(c.Config(), two, path, log)
-		inSync(m)
+		env.InSync(m)
 		checked(ctx, c.Config(), m, two)
 		Expect(m.Count(resources.Services.Kind, syncer.KVNew)).To(Equal(1))
 		Expect(m.Count(resources.Services.Kind, syncer.KVDeleted)).To(BeZero(), "obj-0001 was never delivered")
@@ -150,12 +151,12 @@ var _ = Describe("Checkpoint and warm start", Ordered, func() {
 	})
 
 	It("reports a corrupt checkpoint once, then starts cold", func(ctx SpecContext) {
-		ns := c.namespace(ctx, "ck-corrupt")
+		ns := c.Namespace(ctx, "ck-corrupt")
 		types := c.populate(ctx, ns, 30)
 		path := statePath()
 		log, _ := logged()
 		s, m, _ := withCheckpoint(c.Config(), types, path, log)
-		inSync(m)
+		env.InSync(m)
 		s.Stop()
 		s.Wait()
 		b, err := os.ReadFile(path)
@@ -167,13 +168,13 @@ var _ = Describe("Checkpoint and warm start", Ordered, func() {
 
 		log, hook := logged()
 		_, m, obs := withCheckpoint(c.Config(), types, path, log)
-		inSync(m)
+		env.InSync(m)
 		checked(ctx, c.Config(), m, types)
 		Expect(messages(hook, logrus.WarnLevel)).To(ConsistOf("Checkpoint is corrupt; moved aside, starting cold"))
 		Expect(path + ".corrupt").To(BeAnExistingFile())
 		for _, t := range types {
 			Expect(m.Count(t.Kind, syncer.KVNew)).To(Equal(30))
-			Expect(obs.reasons(t.Name)).To(Equal(map[string]int{"initial": 1}))
+			Expect(obs.Reasons(t.Name)).To(Equal(map[string]int{"initial": 1}))
 		}
 	})
 
@@ -205,8 +206,8 @@ var _ = Describe("Checkpoint and warm start", Ordered, func() {
 
 	It("resumes with no list, one read of each type's revision that returns no object; changes meanwhile arrive as updates", func(ctx SpecContext) {
 		ns, types, p, path := c.checkpointed(ctx, "ck-fence", 30)
-		c.create(ctx, types[0], ns, "while-stopped")
-		c.remove(ctx, types[1], ns, "obj-0001")
+		c.Create(ctx, types[0], ns, "while-stopped")
+		c.Remove(ctx, types[1], ns, "obj-0001")
 
 		// requests counts, over every type, LIST requests (pages) and streaming
 		// lists (WATCH with sendInitialEvents) seen at the proxy.
@@ -221,7 +222,7 @@ var _ = Describe("Checkpoint and warm start", Ordered, func() {
 		lists, streams := requests()
 		log, _ := logged()
 		_, m, obs := withCheckpoint(p.Config(), types, path, log)
-		inSync(m)
+		env.InSync(m)
 		checked(ctx, c.Config(), m, types)
 		Expect(m.Statuses()).To(Equal([]syncer.SyncStatus{syncer.ResyncInProgress, syncer.InSync}))
 		Expect(m.Count(types[0].Kind, syncer.KVNew)).To(Equal(31))
@@ -230,7 +231,7 @@ var _ = Describe("Checkpoint and warm start", Ordered, func() {
 		Expect(afterLists-lists).To(BeZero(), "no LIST")
 		Expect(afterStreams-streams).To(Equal(len(types)), "one read of each type's revision")
 		for _, t := range types {
-			Expect(obs.reasons(t.Name)).To(BeEmpty(), "%s watched on from its revision", t.Name)
+			Expect(obs.Reasons(t.Name)).To(BeEmpty(), "%s watched on from its revision", t.Name)
 		}
 	})
 
@@ -238,8 +239,8 @@ var _ = Describe("Checkpoint and warm start", Ordered, func() {
 		ns, types, p, path := c.checkpointed(ctx, "ck-down", 40)
 
 		p.Blackhole(true)
-		c.create(ctx, types[0], ns, "while-down")
-		c.remove(ctx, types[1], ns, "obj-0001")
+		c.Create(ctx, types[0], ns, "while-down")
+		c.Remove(ctx, types[1], ns, "obj-0001")
 		log, hook := logged()
 		_, m, obs := withCheckpoint(p.Config(), types, path, log)
 		for _, t := range types {
@@ -249,13 +250,13 @@ var _ = Describe("Checkpoint and warm start", Ordered, func() {
 		Expect(messages(hook, logrus.InfoLevel)).To(ContainElement("Resumed from the checkpoint"))
 
 		p.Blackhole(false)
-		inSync(m)
+		env.InSync(m)
 		checked(ctx, c.Config(), m, types)
 		Expect(m.Statuses()).To(Equal([]syncer.SyncStatus{syncer.ResyncInProgress, syncer.InSync}))
 		Expect(m.Count(types[0].Kind, syncer.KVNew)).To(Equal(41))
 		Expect(m.Count(types[1].Kind, syncer.KVDeleted)).To(Equal(1))
 		for _, t := range types {
-			Expect(obs.reasons(t.Name)).To(BeEmpty(), "%s watched on from its revision", t.Name)
+			Expect(obs.Reasons(t.Name)).To(BeEmpty(), "%s watched on from its revision", t.Name)
 		}
 	})
 })
@@ -266,26 +267,26 @@ var _ = Describe("Checkpoint after compaction", Ordered, func() {
 	BeforeAll(func() { c = startCluster(controlplane.WithWatchCache(false)) })
 
 	It("relists the type whose revision was compacted, and reports only the difference", func(ctx SpecContext) {
-		ns := c.namespace(ctx, "ck-compact")
+		ns := c.Namespace(ctx, "ck-compact")
 		types := c.populate(ctx, ns, 50)
 		x, y := types[0], types[1]
 		p := c.proxy()
 		path := statePath()
 		log, _ := logged()
 		s, m, _ := withCheckpoint(p.Config(), types, path, log)
-		inSync(m)
+		env.InSync(m)
 
 		// x is cut off and changes; etcd is compacted past x's revision; y moves on.
 		p.Refuse(x.GVR.Group, x.GVR.Resource)
 		p.Cut(x.GVR.Group, x.GVR.Resource)
-		c.create(ctx, x, ns, "new-1", "new-2", "new-3")
-		c.remove(ctx, x, ns, "obj-0001", "obj-0002")
-		c.touch(ctx, x, ns, "obj-0003")
+		c.Create(ctx, x, ns, "new-1", "new-2", "new-3")
+		c.Remove(ctx, x, ns, "obj-0001", "obj-0002")
+		c.Touch(ctx, x, ns, "obj-0003")
 		_, err := c.Compact(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		rev := func() string { r, _ := m.Revision(y.KeyFor(ns, "obj-0004")); return r }
 		before := rev()
-		c.touch(ctx, y, ns, "obj-0004")
+		c.Touch(ctx, y, ns, "obj-0004")
 		Eventually(rev).ShouldNot(Equal(before), "y reached a revision past the compaction")
 		s.Stop()
 		s.Wait() // the checkpoint is written
@@ -293,9 +294,9 @@ var _ = Describe("Checkpoint after compaction", Ordered, func() {
 
 		log, _ = logged()
 		_, m, obs := withCheckpoint(p.Config(), types, path, log) // the same address: no cold start
-		inSync(m)
+		env.InSync(m)
 		checked(ctx, c.Config(), m, types)
-		Expect(obs.reasons(x.Name)).To(Equal(map[string]int{"expired": 1}))
+		Expect(obs.Reasons(x.Name)).To(Equal(map[string]int{"expired": 1}))
 		// The snapshot (50 New), then the relist's difference alone.
 		Expect(m.Count(x.Kind, syncer.KVNew)).To(Equal(50 + 3))
 		Expect(m.Count(x.Kind, syncer.KVUpdated)).To(Equal(1))
@@ -303,7 +304,7 @@ var _ = Describe("Checkpoint after compaction", Ordered, func() {
 		// y's revision is past the compaction: it watches on. Without a watch cache
 		// the apiserver sends no bookmark, so a quiet y may list once to know it is
 		// caught up ("catchup"); either way it reports nothing new.
-		Expect(obs.reasons(y.Name)).NotTo(HaveKey("expired"))
+		Expect(obs.Reasons(y.Name)).NotTo(HaveKey("expired"))
 		Expect(m.Count(y.Kind, syncer.KVNew)).To(Equal(50))
 		Expect(m.Count(y.Kind, syncer.KVUpdated) + m.Count(y.Kind, syncer.KVDeleted)).To(BeZero())
 	})
@@ -313,12 +314,12 @@ var _ = Describe("Checkpoint after compaction", Ordered, func() {
 // (populate), runs a syncer with a checkpoint through a new proxy to InSync and
 // stops it, so that the checkpoint at path holds them.
 func (c *cluster) checkpointed(ctx context.Context, prefix string, n int) (ns string, types []resources.Type, p *harness.Proxy, path string) {
-	ns = c.namespace(ctx, prefix)
+	ns = c.Namespace(ctx, prefix)
 	types = c.populate(ctx, ns, n)
 	p, path = c.proxy(), statePath()
 	log, _ := logged()
 	s, m, _ := withCheckpoint(p.Config(), types, path, log)
-	inSync(m)
+	env.InSync(m)
 	s.Stop()
 	s.Wait()
 	return ns, types, p, path
@@ -329,7 +330,7 @@ func (c *cluster) checkpointed(ctx context.Context, prefix string, n int) (ns st
 func (c *cluster) populate(ctx context.Context, ns string, n int) []resources.Type {
 	types := []resources.Type{resources.Services.InNamespace(ns), resources.NetworkSets.InNamespace(ns)}
 	for _, t := range types {
-		c.create(ctx, t, ns, seq("obj", n)...)
+		c.Create(ctx, t, ns, env.Seq("obj", n)...)
 	}
 	return types
 }
@@ -356,10 +357,10 @@ func (c *cluster) keepWriting(ctx context.Context, ns string) (stop func()) {
 			default:
 			}
 			name := fmt.Sprintf("w-%04d", i)
-			c.create(ctx, resources.Services, ns, name)
-			c.touch(ctx, resources.NetworkSets, ns, seq("obj", 100)[i%100])
+			c.Create(ctx, resources.Services, ns, name)
+			c.Touch(ctx, resources.NetworkSets, ns, env.Seq("obj", 100)[i%100])
 			if i%3 == 2 {
-				c.remove(ctx, resources.Services, ns, fmt.Sprintf("w-%04d", i-2))
+				c.Remove(ctx, resources.Services, ns, fmt.Sprintf("w-%04d", i-2))
 			}
 		}
 	}()

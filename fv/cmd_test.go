@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubesync/kubesync/fv/consistency"
+	"github.com/kubesync/kubesync/fv/env"
 	"github.com/kubesync/kubesync/fv/harness"
 	"github.com/kubesync/kubesync/internal/controlplane"
 	"github.com/kubesync/kubesync/resources"
@@ -90,9 +91,9 @@ var _ = Describe("The kubesync command", Ordered, func() {
 
 	BeforeAll(func(ctx SpecContext) {
 		c = startCluster()
-		c.namespace(ctx, "cmd")
+		c.Namespace(ctx, "cmd")
 		for _, t := range []resources.Type{resources.Services, resources.NetworkSets, resources.GlobalNetworkPolicies, resources.Pods} {
-			c.create(ctx, t, "cmd", seq("obj", 20)...)
+			c.Create(ctx, t, "cmd", env.Seq("obj", 20)...)
 		}
 		kubeconfig = writeKubeconfig(c.Config())
 	})
@@ -100,9 +101,9 @@ var _ = Describe("The kubesync command", Ordered, func() {
 	It("prints JSON lines that replay into a mirror equal to the server", func(ctx SpecContext) {
 		s := kubesync("watch", "dataplane", "--kubeconfig", kubeconfig, "-o", "json")
 		Eventually(s.Out).Should(gbytes.Say(`"status":"InSync"`))
-		c.create(ctx, resources.Services, "cmd", "later")
-		c.touch(ctx, resources.NetworkSets, "cmd", "obj-0003")
-		c.remove(ctx, resources.GlobalNetworkPolicies, "", "obj-0004")
+		c.Create(ctx, resources.Services, "cmd", "later")
+		c.Touch(ctx, resources.NetworkSets, "cmd", "obj-0003")
+		c.Remove(ctx, resources.GlobalNetworkPolicies, "", "obj-0004")
 		Eventually(func() error {
 			m, _ := replay(s.Out.Contents())
 			return consistency.Check(ctx, c.Config(), m, dataplane.Types)
@@ -184,7 +185,7 @@ var _ = Describe("The command's metrics", func() {
 	It("show the relist counter rise for the expired type alone", func(ctx SpecContext) {
 		c := startCluster(controlplane.WithWatchCache(false))
 		a := resources.GlobalNetworkSets
-		c.create(ctx, a, "", seq("obj", 10)...)
+		c.Create(ctx, a, "", env.Seq("obj", 10)...)
 		p, err := harness.NewProxy(c.ControlPlane)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(p.Close)
@@ -198,7 +199,7 @@ var _ = Describe("The command's metrics", func() {
 		p.Refuse(a.GVR.Group, a.GVR.Resource)
 		p.Cut(a.GVR.Group, a.GVR.Resource)
 		Eventually(func() int { return p.Requests(a.GVR.Group, a.GVR.Resource, "watch") }).Should(BeNumerically(">", watches+1))
-		c.remove(ctx, a, "", "obj-0001")
+		c.Remove(ctx, a, "", "obj-0001")
 		_, err = c.Compact(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		p.Allow(a.GVR.Group, a.GVR.Resource)

@@ -5,6 +5,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/kubesync/kubesync/crds"
+	"github.com/kubesync/kubesync/fv/env"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 )
@@ -18,14 +19,14 @@ var _ = Describe("CRD deleted at runtime", Ordered, func() {
 
 	It("reports its objects Deleted, touches no other type, and brings them back as New when it returns", func(ctx SpecContext) {
 		c := startCluster()
-		c.namespace(ctx, "crd")
+		c.Namespace(ctx, "crd")
 		for _, t := range types {
-			c.create(ctx, t, "crd", seq("obj", 30)...)
+			c.Create(ctx, t, "crd", env.Seq("obj", 30)...)
 		}
-		_, m, obs := run(c.Config(), types)
-		inSync(m)
-		consistent(ctx, c.Config(), m, types)
-		before := requestsByType(ctx, c.ControlPlane, others)
+		_, m, obs := env.Run(c.Config(), types)
+		env.InSync(m)
+		env.Consistent(ctx, c.Config(), m, types)
+		before := env.RequestsByType(ctx, c.ControlPlane, others)
 
 		crd, err := crds.For(gone)
 		Expect(err).NotTo(HaveOccurred())
@@ -33,18 +34,18 @@ var _ = Describe("CRD deleted at runtime", Ordered, func() {
 		Eventually(func() int { return m.Count(gone.Kind, syncer.KVDeleted) }).Should(Equal(30))
 		Expect(m.Len(gone.Kind)).To(BeZero())
 		Eventually(m.SyncFailures).Should(HaveKey(gone.Name), "the missing API is reported")
-		untouched(before, requestsByType(ctx, c.ControlPlane, others), others)
+		env.Untouched(before, env.RequestsByType(ctx, c.ControlPlane, others), others)
 
 		Expect(c.InstallCRDs(ctx, crd)).To(Succeed())
-		c.create(ctx, gone, "", seq("back", 10)...)
+		c.Create(ctx, gone, "", env.Seq("back", 10)...)
 		Eventually(func() int { return m.Len(gone.Kind) }).Should(Equal(10))
 		Expect(m.Count(gone.Kind, syncer.KVNew)).To(Equal(40))
-		untouched(before, requestsByType(ctx, c.ControlPlane, others), others)
+		env.Untouched(before, env.RequestsByType(ctx, c.ControlPlane, others), others)
 		for _, t := range others {
-			Expect(obs.reasons(t.Name)).To(Equal(map[string]int{"initial": 1}))
+			Expect(obs.Reasons(t.Name)).To(Equal(map[string]int{"initial": 1}))
 		}
-		Expect(obs.reasons(gone.Name)).To(HaveKey("reappeared"))
-		consistent(ctx, c.Config(), m, types)
-		inSync(m)
+		Expect(obs.Reasons(gone.Name)).To(HaveKey("reappeared"))
+		env.Consistent(ctx, c.Config(), m, types)
+		env.InSync(m)
 	})
 })

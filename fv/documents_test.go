@@ -13,6 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubesync/kubesync/fv/env"
 	"github.com/kubesync/kubesync/internal/controlplane"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
@@ -65,20 +66,20 @@ var _ = Describe("Custom types read as documents, metadata first", func() {
 			})
 			for _, strategy := range []syncer.InitialList{syncer.Paged, syncer.WatchList} {
 				It("syncs as "+want+" and stays equal to the server ("+strategy.String()+")", func(ctx SpecContext) {
-					ns := c.namespace(ctx, "docs-"+strategy.String())
-					gnps := seq("gnp-"+strategy.String()+"-", 30)
-					sets := seq("set", 60)
-					c.create(ctx, resources.NetworkSets, ns, sets...)
-					c.create(ctx, resources.GlobalNetworkPolicies, "", gnps...)
+					ns := c.Namespace(ctx, "docs-"+strategy.String())
+					gnps := env.Seq("gnp-"+strategy.String()+"-", 30)
+					sets := env.Seq("set", 60)
+					c.Create(ctx, resources.NetworkSets, ns, sets...)
+					c.Create(ctx, resources.GlobalNetworkPolicies, "", gnps...)
 					cfg, seen := recordMediaTypes(c.Config())
-					_, m, _ := run(cfg, types, syncer.WithInitialList(strategy), syncer.WithPageSize(25))
-					inSync(m)
-					consistent(ctx, c.Config(), m, types)
+					_, m, _ := env.Run(cfg, types, syncer.WithInitialList(strategy), syncer.WithPageSize(25))
+					env.InSync(m)
+					env.Consistent(ctx, c.Config(), m, types)
 
-					c.touch(ctx, resources.NetworkSets, ns, sets[0])
-					c.create(ctx, resources.NetworkSets, ns, "late")
-					c.remove(ctx, resources.GlobalNetworkPolicies, "", gnps[0])
-					consistent(ctx, c.Config(), m, types)
+					c.Touch(ctx, resources.NetworkSets, ns, sets[0])
+					c.Create(ctx, resources.NetworkSets, ns, "late")
+					c.Remove(ctx, resources.GlobalNetworkPolicies, "", gnps[0])
+					env.Consistent(ctx, c.Config(), m, types)
 					Eventually(func() int { return m.Count(resources.NetworkSets.Kind, syncer.KVUpdated) }).Should(BeNumerically(">=", 1))
 					// A watch answers as a sequence: application/cbor-seq.
 					Expect(seen.get()).NotTo(BeEmpty())

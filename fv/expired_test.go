@@ -6,6 +6,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/kubesync/kubesync/fv/env"
 	"github.com/kubesync/kubesync/fv/harness"
 	"github.com/kubesync/kubesync/internal/controlplane"
 	"github.com/kubesync/kubesync/resources"
@@ -34,9 +35,9 @@ func expiredRevision(cborOn bool) {
 	BeforeAll(func(ctx SpecContext) {
 		c = startCluster(controlplane.WithWatchCache(false),
 			controlplane.WithAPIServerFlag("feature-gates", fmt.Sprintf("CBORServingAndStorage=%t", cborOn)))
-		c.namespace(ctx, "exp")
+		c.Namespace(ctx, "exp")
 		for _, t := range types {
-			c.create(ctx, t, "exp", seq("obj", 50)...)
+			c.Create(ctx, t, "exp", env.Seq("obj", 50)...)
 		}
 	})
 
@@ -45,11 +46,11 @@ func expiredRevision(cborOn bool) {
 			p, err := harness.NewProxy(c.ControlPlane)
 			Expect(err).NotTo(HaveOccurred())
 			DeferCleanup(p.Close)
-			_, m, obs := run(p.Config(), types, syncer.WithInitialList(strategy))
-			inSync(m)
-			consistent(ctx, c.Config(), m, types)
+			_, m, obs := env.Run(p.Config(), types, syncer.WithInitialList(strategy))
+			env.InSync(m)
+			env.Consistent(ctx, c.Config(), m, types)
 			Eventually(func() int { return p.OpenStreams(a.GVR.Group, a.GVR.Resource) }).Should(Equal(1))
-			before := requestsByType(ctx, c.ControlPlane, others)
+			before := env.RequestsByType(ctx, c.ControlPlane, others)
 			deletedBefore := m.Count(a.Kind, syncer.KVDeleted)
 			watches := p.Requests(a.GVR.Group, a.GVR.Resource, "watch")
 
@@ -60,27 +61,27 @@ func expiredRevision(cborOn bool) {
 			Eventually(func() int { return p.Requests(a.GVR.Group, a.GVR.Resource, "watch") }).Should(BeNumerically(">", watches+1),
 				"a retried while refused")
 			victims := []string{"obj-0001", "obj-0002", "obj-0003"}
-			c.remove(ctx, a, "", victims...)
-			c.create(ctx, resources.NetworkSets, "exp", "new-"+strategy.String())
-			c.touch(ctx, resources.HostEndpoints, "", "obj-0007")
+			c.Remove(ctx, a, "", victims...)
+			c.Create(ctx, resources.NetworkSets, "exp", "new-"+strategy.String())
+			c.Touch(ctx, resources.HostEndpoints, "", "obj-0007")
 			_, err = c.Compact(ctx)
 			Expect(err).NotTo(HaveOccurred())
 			p.Allow(a.GVR.Group, a.GVR.Resource)
 
-			Eventually(func() int { return obs.reasons(a.Name)["expired"] }).Should(BeNumerically(">=", 1))
+			Eventually(func() int { return obs.Reasons(a.Name)["expired"] }).Should(BeNumerically(">=", 1))
 			Eventually(func() int { return m.Count(a.Kind, syncer.KVDeleted) - deletedBefore }).Should(Equal(len(victims)))
 			Eventually(func() bool {
 				_, ok := m.Revision(resources.NetworkSets.KeyFor("exp", "new-"+strategy.String()))
 				return ok
 			}).Should(BeTrue(), "the other types kept watching")
 			// Scraped before the consistency check, whose own lists would count.
-			untouched(before, requestsByType(ctx, c.ControlPlane, others), others)
-			consistent(ctx, c.Config(), m, types)
-			inSync(m)
+			env.Untouched(before, env.RequestsByType(ctx, c.ControlPlane, others), others)
+			env.Consistent(ctx, c.Config(), m, types)
+			env.InSync(m)
 			for _, t := range others {
-				Expect(obs.reasons(t.Name)).To(Equal(map[string]int{"initial": 1}), "%s listed only once", t.Name)
+				Expect(obs.Reasons(t.Name)).To(Equal(map[string]int{"initial": 1}), "%s listed only once", t.Name)
 			}
-			c.create(ctx, a, "", victims...) // as the next strategy expects
+			c.Create(ctx, a, "", victims...) // as the next strategy expects
 		})
 	}
 }
@@ -90,9 +91,9 @@ var _ = Describe("apiserver restart with the watch cache on", Ordered, func() {
 	var c *cluster
 	BeforeAll(func(ctx SpecContext) {
 		c = startCluster()
-		c.namespace(ctx, "rst")
+		c.Namespace(ctx, "rst")
 		for _, t := range types[1:] {
-			c.create(ctx, t, "rst", seq("obj", 100)...)
+			c.Create(ctx, t, "rst", env.Seq("obj", 100)...)
 		}
 	})
 
@@ -100,25 +101,25 @@ var _ = Describe("apiserver restart with the watch cache on", Ordered, func() {
 		p, err := harness.NewProxy(c.ControlPlane)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(p.Close)
-		_, m, obs := run(p.Config(), types)
-		inSync(m)
+		_, m, obs := env.Run(p.Config(), types)
+		env.InSync(m)
 		watches := map[string]int{}
 		for _, t := range types {
 			watches[t.Name] = p.Requests(t.GVR.Group, t.GVR.Resource, "watch")
 		}
 
 		Expect(c.RestartAPIServer(ctx)).To(Succeed())
-		c.create(ctx, resources.Services, "rst", "after-restart")
-		c.remove(ctx, resources.NetworkSets, "rst", "obj-0001")
+		c.Create(ctx, resources.Services, "rst", "after-restart")
+		c.Remove(ctx, resources.NetworkSets, "rst", "obj-0001")
 
 		for _, t := range types {
 			Eventually(func() int { return p.Requests(t.GVR.Group, t.GVR.Resource, "watch") }).Should(BeNumerically(">", watches[t.Name]),
 				"%s re-watched", t.Name)
 		}
-		consistent(ctx, c.Config(), m, types)
-		inSync(m)
+		env.Consistent(ctx, c.Config(), m, types)
+		env.InSync(m)
 		for _, t := range types {
-			r := obs.reasons(t.Name)
+			r := obs.Reasons(t.Name)
 			delete(r, "initial")
 			for reason := range r {
 				Expect(reason).To(BeElementOf("expired", "retry"), "%s relisted for %s", t.Name, reason)

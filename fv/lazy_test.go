@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubesync/kubesync/fv/consistency"
+	"github.com/kubesync/kubesync/fv/env"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/snapshot"
 	"github.com/kubesync/kubesync/syncer"
@@ -63,11 +64,11 @@ func (v *valueKinds) seen() map[string]int {
 var _ = Describe("A Store of lazy values", func() {
 	It("syncs every built-in type and NetworkSets, and each Get equals the object the server lists", func(ctx SpecContext) {
 		c := startCluster()
-		ns := c.namespace(ctx, "lazy")
+		ns := c.Namespace(ctx, "lazy")
 		// NetworkSets, a custom type, are read as documents: their values are lazy too.
 		types := append(resources.Builtin(), resources.NetworkSets)
 		for _, t := range types {
-			c.create(ctx, t, ns, seq("lazy", 30)...)
+			c.Create(ctx, t, ns, env.Seq("lazy", 30)...)
 		}
 
 		store, m, values := snapshot.NewStore(), consistency.NewMirror(), &valueKinds{kinds: map[string]int{}}
@@ -78,7 +79,7 @@ var _ = Describe("A Store of lazy values", func() {
 		s.Start(ctx)
 		DeferCleanup(func() { s.Stop(); s.Wait() })
 		Eventually(store.Status).Should(Equal(syncer.InSync))
-		consistent(ctx, c.Config(), m, types)
+		env.Consistent(ctx, c.Config(), m, types)
 		Expect(values.seen()).To(HaveKey("*resources.Raw"))
 		Expect(values.seen()).To(HaveLen(1), "every value handed on is lazy, built-in or custom")
 
@@ -88,7 +89,7 @@ var _ = Describe("A Store of lazy values", func() {
 		Expect(err).NotTo(HaveOccurred())
 		// Built-in types as protobuf through the typed client, custom ones through
 		// the dynamic client.
-		clients := resources.Clients{Typed: cs, Dynamic: c.dyn}
+		clients := resources.Clients{Typed: cs, Dynamic: c.Dyn}
 		for _, t := range types {
 			list, err := t.ListerWatcher(clients).ListWithContext(ctx, metav1.ListOptions{})
 			Expect(err).NotTo(HaveOccurred(), t.Name)

@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kubesync/kubesync/crds"
+	"github.com/kubesync/kubesync/fv/env"
 	"github.com/kubesync/kubesync/fv/harness"
 	"github.com/kubesync/kubesync/internal/bounds"
 	"github.com/kubesync/kubesync/resources"
@@ -25,9 +26,9 @@ var _ = Describe("CRD missing from the start", func() {
 		crd, err := crds.For(missing)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(c.DeleteCRD(ctx, crd.Name)).To(Succeed())
-		c.namespace(ctx, "miss")
+		c.Namespace(ctx, "miss")
 		for _, t := range present[1:] {
-			c.create(ctx, t, "miss", seq("obj", 20)...)
+			c.Create(ctx, t, "miss", env.Seq("obj", 20)...)
 		}
 
 		// Through a proxy, which counts this syncer's requests for the missing type:
@@ -40,16 +41,16 @@ var _ = Describe("CRD missing from the start", func() {
 				p.Requests(missing.GVR.Group, missing.GVR.Resource, "watch")
 		}
 		started := time.Now()
-		_, m, obs := run(p.Config(), types)
+		_, m, obs := env.Run(p.Config(), types)
 
-		inSync(m)
+		env.InSync(m)
 		Expect(m.SyncFailures()).To(HaveKeyWithValue(missing.Name, Satisfy(apierrors.IsNotFound)),
 			"the missing type is reported as not found")
 		for _, t := range present[1:] {
 			Expect(m.Len(t.Kind)).To(BeNumerically(">=", 20), t.Name) // plus default/kubernetes
 		}
 		Expect(m.Len(missing.Kind)).To(BeZero())
-		consistent(ctx, c.Config(), m, types) // a 404 list counts as empty
+		env.Consistent(ctx, c.Config(), m, types) // a 404 list counts as empty
 
 		// The measured window starts when the syncer does, where retries are the
 		// most frequent; the first request comes after that, so the bound holds.
@@ -61,7 +62,7 @@ var _ = Describe("CRD missing from the start", func() {
 		Expect(n).To(BeNumerically(">=", 3), "the missing type keeps being retried")
 		Expect(n).To(BeNumerically("<=", bound), "retries stay within the backoff")
 		for _, t := range present {
-			Expect(obs.reasons(t.Name)).To(Equal(map[string]int{"initial": 1}), "%s listed once, never restarted", t.Name)
+			Expect(obs.Reasons(t.Name)).To(Equal(map[string]int{"initial": 1}), "%s listed once, never restarted", t.Name)
 		}
 		Expect(m.Statuses()).To(Equal([]syncer.SyncStatus{syncer.WaitForDatastore, syncer.ResyncInProgress, syncer.InSync}),
 			"retrying the missing type changes no status")
@@ -69,12 +70,12 @@ var _ = Describe("CRD missing from the start", func() {
 		// The CRD appears, with objects: they come as New at the next retry (the
 		// backoff is at its 30 s ceiling by now).
 		Expect(c.InstallCRDs(ctx, crd)).To(Succeed())
-		c.create(ctx, missing, "", seq("peer", 5)...)
+		c.Create(ctx, missing, "", env.Seq("peer", 5)...)
 		Eventually(func() int { return m.Count(missing.Kind, syncer.KVNew) }).Should(Equal(5))
 		Expect(m.Count(missing.Kind, syncer.KVUpdated)).To(BeZero())
 		Expect(m.Count(missing.Kind, syncer.KVDeleted)).To(BeZero())
-		Expect(obs.reasons(missing.Name)).To(HaveKey("reappeared"))
-		inSync(m)
-		consistent(ctx, c.Config(), m, types)
+		Expect(obs.Reasons(missing.Name)).To(HaveKey("reappeared"))
+		env.InSync(m)
+		env.Consistent(ctx, c.Config(), m, types)
 	})
 })

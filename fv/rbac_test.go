@@ -6,26 +6,15 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubesync/kubesync/fv/env"
 	"github.com/kubesync/kubesync/fv/harness"
 	"github.com/kubesync/kubesync/internal/bounds"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 )
-
-// listWatchRules grants list and watch on each of types.
-func listWatchRules(types []resources.Type) []rbacv1.PolicyRule {
-	rules := make([]rbacv1.PolicyRule, 0, len(types))
-	for _, t := range types {
-		rules = append(rules, rbacv1.PolicyRule{
-			APIGroups: []string{t.GVR.Group}, Resources: []string{t.GVR.Resource}, Verbs: []string{"list", "watch"},
-		})
-	}
-	return rules
-}
 
 var _ = Describe("RBAC", func() {
 	denied := resources.Services
@@ -34,12 +23,12 @@ var _ = Describe("RBAC", func() {
 
 	It("reports the one type the user may not list through the sync-failure callback, syncs the others, and syncs it once allowed", func(ctx SpecContext) {
 		c := startCluster()
-		c.namespace(ctx, "rbac")
+		c.Namespace(ctx, "rbac")
 		for _, t := range types[1:] {
-			c.create(ctx, t, "rbac", seq("obj", 5)...)
+			c.Create(ctx, t, "rbac", env.Seq("obj", 5)...)
 		}
 		const user = "agent-without-services"
-		cfg, err := c.AddUser(ctx, user, listWatchRules(allowed))
+		cfg, err := c.AddUser(ctx, user, env.ListWatchRules(allowed))
 		Expect(err).NotTo(HaveOccurred())
 
 		// Through a proxy acting as the user, which counts the denied type's requests.
@@ -50,22 +39,22 @@ var _ = Describe("RBAC", func() {
 			return p.Requests(denied.GVR.Group, denied.GVR.Resource, "list") + p.Requests(denied.GVR.Group, denied.GVR.Resource, "watch")
 		}
 		started := time.Now()
-		_, m, obs := run(p.Config(), types)
+		_, m, obs := env.Run(p.Config(), types)
 
-		inSync(m)
+		env.InSync(m)
 		Expect(m.SyncFailures()).To(HaveKeyWithValue(denied.Name, Satisfy(apierrors.IsForbidden)))
 		Expect(m.SyncFailures()).To(HaveLen(1), "only the denied type fails")
 		Expect(m.Len(denied.Kind)).To(BeZero())
-		consistent(ctx, c.Config(), m, allowed)
+		env.Consistent(ctx, c.Config(), m, allowed)
 
 		// Live updates of the allowed types go on.
-		c.create(ctx, resources.NetworkSets, "rbac", "later")
+		c.Create(ctx, resources.NetworkSets, "rbac", "later")
 		Eventually(func() bool {
 			_, ok := m.Revision(resources.NetworkSets.KeyFor("rbac", "later"))
 			return ok
 		}).Should(BeTrue())
 		for _, t := range allowed {
-			Expect(obs.reasons(t.Name)).To(Equal(map[string]int{"initial": 1}), "%s listed once", t.Name)
+			Expect(obs.Reasons(t.Name)).To(Equal(map[string]int{"initial": 1}), "%s listed once", t.Name)
 		}
 
 		// The denied type is retried, with backoff.
@@ -77,15 +66,15 @@ var _ = Describe("RBAC", func() {
 		Expect(err).NotTo(HaveOccurred())
 		role, err := cs.RbacV1().ClusterRoles().Get(ctx, "kubesync-harness:user:"+user, metav1.GetOptions{})
 		Expect(err).NotTo(HaveOccurred())
-		role.Rules = listWatchRules(types)
+		role.Rules = env.ListWatchRules(types)
 		_, err = cs.RbacV1().ClusterRoles().Update(ctx, role, metav1.UpdateOptions{})
 		Expect(err).NotTo(HaveOccurred())
-		want, err := c.resource(denied, "").List(ctx, metav1.ListOptions{})
+		want, err := c.Resource(denied, "").List(ctx, metav1.ListOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(want.Items).To(HaveLen(6), "five in rbac, plus default/kubernetes")
 		Eventually(func() int { return m.Count(denied.Kind, syncer.KVNew) }).Should(Equal(len(want.Items)))
-		Expect(obs.reasons(denied.Name)).To(HaveKey("retry"))
-		inSync(m)
-		consistent(ctx, c.Config(), m, types)
+		Expect(obs.Reasons(denied.Name)).To(HaveKey("retry"))
+		env.InSync(m)
+		env.Consistent(ctx, c.Config(), m, types)
 	})
 })

@@ -11,6 +11,7 @@ import (
 	"github.com/sirupsen/logrus"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/kubesync/kubesync/fv/env"
 	"github.com/kubesync/kubesync/metrics"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
@@ -24,12 +25,12 @@ var _ = Describe("Failure and recovery signals", func() {
 
 	It("reports a type whose grant is revoked as forbidden, then its recovery once granted again, to the callbacks and the metrics, in order", func(ctx SpecContext) {
 		c := startCluster()
-		c.namespace(ctx, "recovery")
-		c.create(ctx, watched, "recovery", seq("svc", 3)...)
+		c.Namespace(ctx, "recovery")
+		c.Create(ctx, watched, "recovery", env.Seq("svc", 3)...)
 
 		// Grant: the user may list and watch both types.
 		const user = "agent-recovering"
-		cfg, err := c.AddUser(ctx, user, listWatchRules(types))
+		cfg, err := c.AddUser(ctx, user, env.ListWatchRules(types))
 		Expect(err).NotTo(HaveOccurred())
 		reg := prometheus.NewPedanticRegistry()
 		obs, err := metrics.New(reg)
@@ -53,16 +54,16 @@ var _ = Describe("Failure and recovery signals", func() {
 
 		// Revoke services. An open watch outlives a revocation, as on any
 		// apiserver; the next list, here forced, is refused.
-		c.setRules(ctx, user, listWatchRules(types[:1]), watched, false)
+		c.setRules(ctx, user, env.ListWatchRules(types[:1]), watched, false)
 		Expect(s.Relist(ctx, watched.Name)).To(Succeed())
 		Eventually(rec.Lines).Should(ContainElement("sync failed services: forbidden"))
 		Expect(failure(syncer.Forbidden)()).To(Equal("current 1, episodes 1"))
 		Expect(rec.Keys()).To(ContainElement("Service/recovery/svc-0000"), "a forbidden type keeps what it had")
-		c.create(ctx, watched, "recovery", "later")
+		c.Create(ctx, watched, "recovery", "later")
 
 		// Grant again: the retried list succeeds, brings the change made meanwhile,
 		// then the recovery is reported.
-		c.setRules(ctx, user, listWatchRules(types), watched, true)
+		c.setRules(ctx, user, env.ListWatchRules(types), watched, true)
 		Eventually(rec.Lines).Should(ContainElement("sync recovered services"))
 		Expect(failure(syncer.Forbidden)()).To(Equal("current 0, episodes 1"))
 		Expect(failure(syncer.Unauthorized)()).To(Equal("current 0, episodes 0"))

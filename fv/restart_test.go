@@ -4,6 +4,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/kubesync/kubesync/fv/env"
 	"github.com/kubesync/kubesync/fv/harness"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
@@ -15,33 +16,33 @@ var _ = Describe("apiserver killed and restarted", func() {
 		services := resources.Services.InNamespace("down")
 		types := []resources.Type{services, resources.NetworkSets, resources.GlobalNetworkPolicies}
 		c := startCluster()
-		c.namespace(ctx, "down")
+		c.Namespace(ctx, "down")
 		for _, t := range types {
-			c.create(ctx, t, "down", seq("obj", 50)...)
+			c.Create(ctx, t, "down", env.Seq("obj", 50)...)
 		}
 		// The syncer reaches the apiserver only through the proxy: a blackhole makes
 		// the apiserver unreachable for it while the test still writes directly.
 		p, err := harness.NewProxy(c.ControlPlane)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(p.Close)
-		_, m, _ := run(p.Config(), types)
-		inSync(m)
+		_, m, _ := env.Run(p.Config(), types)
+		env.InSync(m)
 
 		p.Blackhole(true)
-		c.create(ctx, services, "down", "while-unreachable")
-		c.remove(ctx, resources.NetworkSets, "down", "obj-0001")
+		c.Create(ctx, services, "down", "while-unreachable")
+		c.Remove(ctx, resources.NetworkSets, "down", "obj-0001")
 		Expect(c.StopAPIServer()).To(Succeed())
 		Expect(c.StartAPIServer(ctx)).To(Succeed())
-		c.create(ctx, resources.GlobalNetworkPolicies, "", "after-restart")
-		c.touch(ctx, services, "down", "obj-0002")
+		c.Create(ctx, resources.GlobalNetworkPolicies, "", "after-restart")
+		c.Touch(ctx, services, "down", "obj-0002")
 		p.Blackhole(false)
 
-		consistent(ctx, c.Config(), m, types)
+		env.Consistent(ctx, c.Config(), m, types)
 		Expect(m.Anomalies()).To(BeEmpty(), "nothing duplicated or contradictory")
 		Expect(m.Count(services.Kind, syncer.KVNew)).To(Equal(51))
 		Expect(m.Count(services.Kind, syncer.KVUpdated)).To(Equal(1))
 		Expect(m.Count(resources.NetworkSets.Kind, syncer.KVDeleted)).To(Equal(1))
 		Expect(m.Count(resources.GlobalNetworkPolicies.Kind, syncer.KVNew)).To(Equal(51))
-		inSync(m)
+		env.InSync(m)
 	})
 })

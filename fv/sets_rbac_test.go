@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/kubesync/kubesync/fv/env"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/watchersets"
 )
@@ -15,9 +16,9 @@ var _ = Describe("Least-privilege RBAC of the watcher sets", Ordered, func() {
 	var c *cluster
 	BeforeAll(func(ctx SpecContext) {
 		c = startCluster()
-		c.namespace(ctx, "sets")
+		c.Namespace(ctx, "sets")
 		for _, t := range resources.All()[1:] {
-			c.create(ctx, t, "sets", seq("obj", 3)...)
+			c.Create(ctx, t, "sets", env.Seq("obj", 3)...)
 		}
 	})
 
@@ -25,10 +26,10 @@ var _ = Describe("Least-privilege RBAC of the watcher sets", Ordered, func() {
 		It("lets a user bound only to the ClusterRole of "+set.Name+" reach InSync", func(ctx SpecContext) {
 			cfg, err := c.AddUserWithRole(ctx, "set-"+set.Name, set.ClusterRole("kubesync-"+set.Name))
 			Expect(err).NotTo(HaveOccurred())
-			_, m, _ := run(cfg, set.Types)
-			inSync(m)
+			_, m, _ := env.Run(cfg, set.Types)
+			env.InSync(m)
 			Expect(m.SyncFailures()).To(BeEmpty())
-			consistent(ctx, c.Config(), m, set.Types)
+			env.Consistent(ctx, c.Config(), m, set.Types)
 		})
 	}
 
@@ -46,11 +47,11 @@ var _ = Describe("Least-privilege RBAC of the watcher sets", Ordered, func() {
 		}
 		cfg, err := c.AddUserWithRole(ctx, "policy-no-watch-pods", role)
 		Expect(err).NotTo(HaveOccurred())
-		_, m, _ := run(cfg, set.Types)
-		inSync(m)
+		_, m, _ := env.Run(cfg, set.Types)
+		env.InSync(m)
 		Eventually(m.SyncFailures).Should(HaveKeyWithValue(resources.Pods.Name, Satisfy(apierrors.IsForbidden)))
 		Expect(m.SyncFailures()).To(HaveLen(1))
 		rest := slices.DeleteFunc(slices.Clone(set.Types), func(t resources.Type) bool { return t.Name == resources.Pods.Name })
-		consistent(ctx, c.Config(), m, rest)
+		env.Consistent(ctx, c.Config(), m, rest)
 	})
 })

@@ -6,6 +6,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/kubesync/kubesync/fv/env"
 	"github.com/kubesync/kubesync/fv/harness"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
@@ -22,9 +23,9 @@ var _ = Describe("Snapshot, then updates", Ordered, func() {
 	BeforeAll(func() {
 		c = startCluster()
 		ctx := context.Background()
-		c.namespace(ctx, "snap")
+		c.Namespace(ctx, "snap")
 		for _, t := range snapshotTypes[1:] {
-			c.create(ctx, t, "snap", seq("obj", 400)...)
+			c.Create(ctx, t, "snap", env.Seq("obj", 400)...)
 		}
 	})
 
@@ -34,13 +35,13 @@ var _ = Describe("Snapshot, then updates", Ordered, func() {
 			p, err := harness.NewProxy(c.ControlPlane)
 			Expect(err).NotTo(HaveOccurred())
 			DeferCleanup(p.Close)
-			_, m, _ := run(p.Config(), snapshotTypes, syncer.WithInitialList(strategy))
-			inSync(m)
+			_, m, _ := env.Run(p.Config(), snapshotTypes, syncer.WithInitialList(strategy))
+			env.InSync(m)
 			Expect(m.Statuses()).To(Equal([]syncer.SyncStatus{syncer.WaitForDatastore, syncer.ResyncInProgress, syncer.InSync}))
 			for _, t := range snapshotTypes[1:] {
 				Expect(m.Len(t.Kind)).To(BeNumerically(">=", 400), t.Name)
 			}
-			consistent(ctx, c.Config(), m, snapshotTypes)
+			env.Consistent(ctx, c.Config(), m, snapshotTypes)
 
 			for _, t := range snapshotTypes {
 				lists := p.Requests(t.GVR.Group, t.GVR.Resource, "list")
@@ -52,18 +53,18 @@ var _ = Describe("Snapshot, then updates", Ordered, func() {
 			}
 
 			gnp, ns := resources.GlobalNetworkPolicies, resources.NetworkSets
-			c.create(ctx, gnp, "", "added-"+strategy.String())
-			c.touch(ctx, ns, "snap", "obj-0001")
-			c.remove(ctx, gnp, "", "obj-0002")
+			c.Create(ctx, gnp, "", "added-"+strategy.String())
+			c.Touch(ctx, ns, "snap", "obj-0001")
+			c.Remove(ctx, gnp, "", "obj-0002")
 			Eventually(func() int { return m.Count(gnp.Kind, syncer.KVNew) }).Should(Equal(401))
 			Eventually(func() int { return m.Count(ns.Kind, syncer.KVUpdated) }).Should(Equal(1))
 			Eventually(func() int { return m.Count(gnp.Kind, syncer.KVDeleted) }).Should(Equal(1))
-			consistent(ctx, c.Config(), m, snapshotTypes)
+			env.Consistent(ctx, c.Config(), m, snapshotTypes)
 			Expect(m.Statuses()).To(HaveLen(3), "live updates change no status")
 
 			// Leave the objects as the next strategy expects them.
-			c.create(ctx, gnp, "", "obj-0002")
-			c.remove(ctx, gnp, "", "added-"+strategy.String())
+			c.Create(ctx, gnp, "", "obj-0002")
+			c.Remove(ctx, gnp, "", "added-"+strategy.String())
 		})
 	}
 })

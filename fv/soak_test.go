@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubesync/kubesync/crds"
 	"github.com/kubesync/kubesync/fv/consistency"
+	"github.com/kubesync/kubesync/fv/env"
 	"github.com/kubesync/kubesync/fv/footprint"
 	"github.com/kubesync/kubesync/fv/harness"
 	"github.com/kubesync/kubesync/internal/bounds"
@@ -44,7 +45,7 @@ var _ = Describe("Leak soak", Label("soak"), Ordered, func() {
 		p          *harness.Proxy
 		s          *syncer.Syncer
 		m          *consistency.Mirror
-		obs        *observer
+		obs        *env.Observer
 		logs       *footprint.LogCounter
 		churnedCRD *apiextensionsv1.CustomResourceDefinition
 		baseline   map[string]float64
@@ -75,11 +76,11 @@ var _ = Describe("Leak soak", Label("soak"), Ordered, func() {
 		Expect(c.DeleteCRD(ctx, missingCRD.Name)).To(Succeed())
 		churnedCRD, err = crds.For(churned)
 		Expect(err).NotTo(HaveOccurred())
-		c.namespace(ctx, ns)
+		c.Namespace(ctx, ns)
 		for _, t := range touched {
-			c.create(ctx, t, ns, seq("obj", 20)...)
+			c.Create(ctx, t, ns, env.Seq("obj", 20)...)
 		}
-		c.create(ctx, churned, "", seq("churn", 3)...)
+		c.Create(ctx, churned, "", env.Seq("churn", 3)...)
 
 		p, err = harness.NewProxy(c.ControlPlane)
 		Expect(err).NotTo(HaveOccurred())
@@ -96,17 +97,17 @@ var _ = Describe("Leak soak", Label("soak"), Ordered, func() {
 		// here, or the churned type's backoff would grow past the churn's waits.
 		ckptOpts, path := soakCheckpoint()
 		ckptPath = path
-		s, m, obs = run(p.Config(), types, append(ckptOpts, syncer.WithLogger(logs.Logger()), syncer.WithMinWatchLife(2*time.Second))...)
-		inSync(m)
+		s, m, obs = env.Run(p.Config(), types, append(ckptOpts, syncer.WithLogger(logs.Logger()), syncer.WithMinWatchLife(2*time.Second))...)
+		env.InSync(m)
 		Expect(m.SyncFailures()).To(HaveKeyWithValue(missing.Name, Satisfy(apierrors.IsNotFound)))
-		consistent(ctx, c.Config(), m, types)
+		env.Consistent(ctx, c.Config(), m, types)
 	})
 
 	It("keeps the syncer's goroutines, heap and watches flat while faults repeat", func(ctx SpecContext) {
 		f := newFaults(context.Background())
 		DeferCleanup(f.stop)
 		f.every("churn", 5*time.Second, func(ctx context.Context, i int) error {
-			seen := obs.reasons(churned.Name)["reappeared"]
+			seen := obs.Reasons(churned.Name)["reappeared"]
 			if err := c.DeleteCRD(ctx, churnedCRD.Name); err != nil {
 				return err
 			}
@@ -114,14 +115,14 @@ var _ = Describe("Leak soak", Label("soak"), Ordered, func() {
 			// (it then finds its revision expired); every other time it stays away
 			// until the syncer has seen it missing.
 			if i%2 == 1 {
-				if err := waitFor(ctx, 20*time.Second, func() bool { return obs.reasons(churned.Name)["reappeared"] > seen }); err != nil {
+				if err := waitFor(ctx, 20*time.Second, func() bool { return obs.Reasons(churned.Name)["reappeared"] > seen }); err != nil {
 					return fmt.Errorf("the syncer did not find %s missing: %w", churned.Name, err)
 				}
 			}
 			if err := c.InstallCRDs(ctx, churnedCRD); err != nil {
 				return err
 			}
-			return samples.Create(ctx, c.dyn, churned, "", seq("churn", 3)...)
+			return samples.Create(ctx, c.Dyn, churned, "", env.Seq("churn", 3)...)
 		})
 		f.every("relist", 2*time.Second, func(ctx context.Context, i int) error {
 			return s.Relist(ctx, relisted[i%len(relisted)].Name)
@@ -130,7 +131,7 @@ var _ = Describe("Leak soak", Label("soak"), Ordered, func() {
 			// A short-lived object (created, updated, deleted) and an update of a
 			// long-lived one: the object count stays the same.
 			name := fmt.Sprintf("w-%d", i)
-			sets := c.resource(resources.NetworkSets, ns)
+			sets := c.Resource(resources.NetworkSets, ns)
 			if _, err := sets.Create(ctx, samples.Object(resources.NetworkSets, ns, name), metav1.CreateOptions{}); err != nil {
 				return err
 			}
@@ -142,7 +143,7 @@ var _ = Describe("Leak soak", Label("soak"), Ordered, func() {
 				return err
 			}
 			t := touched[i%len(touched)]
-			_, err := c.resource(t, ns).Patch(ctx, fmt.Sprintf("obj-%04d", i%20), k8stypes.MergePatchType, label, metav1.PatchOptions{})
+			_, err := c.Resource(t, ns).Patch(ctx, fmt.Sprintf("obj-%04d", i%20), k8stypes.MergePatchType, label, metav1.PatchOptions{})
 			return err
 		})
 
@@ -160,7 +161,7 @@ var _ = Describe("Leak soak", Label("soak"), Ordered, func() {
 					g.Expect(p.OpenStreams(t.GVR.Group, t.GVR.Resource)).To(Equal(1), "proxied streams of %s", t.Name)
 				}
 			}).Should(Succeed())
-			consistent(ctx, c.Config(), m, types)
+			env.Consistent(ctx, c.Config(), m, types)
 		}
 		figures := func() soakFigures {
 			fig := soakFigures{at: time.Since(started), census: footprint.Settled()}
@@ -244,10 +245,10 @@ var _ = Describe("Leak soak", Label("soak"), Ordered, func() {
 			Expect(done[name]).To(BeNumerically(">=", 10), name)
 		}
 		for _, t := range relisted {
-			Expect(obs.reasons(t.Name)["forced"]).To(BeNumerically(">=", 1), "%s relisted", t.Name)
+			Expect(obs.Reasons(t.Name)["forced"]).To(BeNumerically(">=", 1), "%s relisted", t.Name)
 		}
-		Expect(obs.reasons(churned.Name)["reappeared"]).To(BeNumerically(">=", done["churn"]/2),
-			"%s relisted on reappearing; lists by reason %v; syncer log: %s", churned.Name, obs.reasons(churned.Name), logs.Summary())
+		Expect(obs.Reasons(churned.Name)["reappeared"]).To(BeNumerically(">=", done["churn"]/2),
+			"%s relisted on reappearing; lists by reason %v; syncer log: %s", churned.Name, obs.Reasons(churned.Name), logs.Summary())
 		Expect(apiMax[missing.Name]).To(BeZero(), "the missing type never watches")
 		missingRequests := p.Requests(missing.GVR.Group, missing.GVR.Resource, "list") + p.Requests(missing.GVR.Group, missing.GVR.Resource, "watch")
 		missingBound := bounds.MaxAttempts(syncer.DefaultBackoff(), time.Since(started))
@@ -270,8 +271,8 @@ var _ = Describe("Leak soak", Label("soak"), Ordered, func() {
 	})
 
 	It("ends consistent with the server", func(ctx SpecContext) {
-		inSync(m)
-		consistent(ctx, c.Config(), m, types)
+		env.InSync(m)
+		env.Consistent(ctx, c.Config(), m, types)
 		Expect(m.Anomalies()).To(BeEmpty())
 		Expect(m.SyncFailures()).To(HaveKeyWithValue(missing.Name, Satisfy(apierrors.IsNotFound)))
 	})

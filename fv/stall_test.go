@@ -15,6 +15,7 @@ import (
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesync/kubesync/fv/consistency"
+	"github.com/kubesync/kubesync/fv/env"
 	"github.com/kubesync/kubesync/fv/harness"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
@@ -39,24 +40,24 @@ var _ = Describe("Half-open connections over HTTP/1.1", Ordered, func() {
 		c        *cluster
 		p        *harness.Proxy
 		m        *consistency.Mirror
-		obs      *observer
+		obs      *env.Observer
 		writes   *writeLog
 		timeouts timeoutLog
 	)
 
 	BeforeAll(func(ctx SpecContext) {
 		c = startCluster()
-		c.namespace(ctx, ns)
+		c.Namespace(ctx, ns)
 		for _, t := range types {
-			c.create(ctx, t, ns, seq("obj", 10)...)
+			c.Create(ctx, t, ns, env.Seq("obj", 10)...)
 		}
 		var err error
 		p, err = harness.NewProxy(c.ControlPlane, harness.WithProxyRequestObserver(timeouts.observe))
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(p.Close)
-		_, m, obs = run(p.Config(), types, syncer.WithWatchProgressTimeout(progress))
-		inSync(m)
-		consistent(ctx, c.Config(), m, types)
+		_, m, obs = env.Run(p.Config(), types, syncer.WithWatchProgressTimeout(progress))
+		env.InSync(m)
+		env.Consistent(ctx, c.Config(), m, types)
 		for _, t := range types {
 			Eventually(func() int { return p.OpenStreams(t.GVR.Group, t.GVR.Resource) }).Should(Equal(1), "%s watching", t.Name)
 		}
@@ -76,7 +77,7 @@ var _ = Describe("Half-open connections over HTTP/1.1", Ordered, func() {
 	// and that every write made during the stall is seen within the bound.
 	stallAndRecover := func(ctx context.Context, stalled []resources.Type, stall func() int) {
 		flowing := typesWithout(types, stalled)
-		before := requestsByType(ctx, c.ControlPlane, types)
+		before := env.RequestsByType(ctx, c.ControlPlane, types)
 		watches := func(t resources.Type) int { return p.Requests(t.GVR.Group, t.GVR.Resource, "watch") }
 		watched := map[string]int{}
 		for _, t := range types {
@@ -99,10 +100,10 @@ var _ = Describe("Half-open connections over HTTP/1.1", Ordered, func() {
 			len(stalled), len(during), time.Since(start).Round(time.Millisecond), bound, slack)
 
 		// Scraped before the consistency check, whose own lists would count.
-		after := requestsByType(ctx, c.ControlPlane, types)
+		after := env.RequestsByType(ctx, c.ControlPlane, types)
 		for _, t := range types {
-			Expect(after[t.Name].lists).To(Equal(before[t.Name].lists), "%s listed at the apiserver", t.Name)
-			Expect(obs.reasons(t.Name)).To(Equal(map[string]int{"initial": 1}), "%s listed only once", t.Name)
+			Expect(after[t.Name].Lists).To(Equal(before[t.Name].Lists), "%s listed at the apiserver", t.Name)
+			Expect(obs.Reasons(t.Name)).To(Equal(map[string]int{"initial": 1}), "%s listed only once", t.Name)
 		}
 		for _, t := range stalled {
 			Expect(watches(t)).To(Equal(watched[t.Name]+1), "%s re-opened its watch, once", t.Name)
@@ -112,8 +113,8 @@ var _ = Describe("Half-open connections over HTTP/1.1", Ordered, func() {
 		for _, t := range flowing {
 			Expect(watches(t)).To(Equal(watched[t.Name]), "%s kept its watch", t.Name)
 		}
-		consistent(ctx, c.Config(), m, types)
-		inSync(m)
+		env.Consistent(ctx, c.Config(), m, types)
+		env.InSync(m)
 		Expect(m.Anomalies()).To(BeEmpty())
 		Expect(p.Protocols()).To(HaveLen(1))
 		Expect(p.Protocols()).To(HaveKey("HTTP/1.1"))
@@ -190,7 +191,7 @@ func keepWriting(ctx context.Context, c *cluster, types []resources.Type, ns str
 		for i := 0; ; i++ {
 			for _, t := range types {
 				patch := []byte(fmt.Sprintf(`{"metadata":{"labels":{"write":"%d"}}}`, i))
-				o, err := c.resource(t, ns).Patch(ctx, "obj-0000", k8stypes.MergePatchType, patch, metav1.PatchOptions{})
+				o, err := c.Resource(t, ns).Patch(ctx, "obj-0000", k8stypes.MergePatchType, patch, metav1.PatchOptions{})
 				if ctx.Err() != nil {
 					return
 				}
