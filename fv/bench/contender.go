@@ -12,7 +12,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -21,6 +20,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 
+	"github.com/kubesync/kubesync/fv/orchestrate"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/snapshot"
 	"github.com/kubesync/kubesync/syncer"
@@ -94,7 +94,6 @@ func RunContender(ctx context.Context, a ContenderArgs, in io.Reader, out io.Wri
 }
 
 func runContender(ctx context.Context, a ContenderArgs, in io.Reader, w *lineWriter) error {
-	kind := a.Kind
 	wl, err := workloadByName(a.Resource)
 	if err != nil {
 		return err
@@ -103,19 +102,32 @@ func runContender(ctx context.Context, a ContenderArgs, in io.Reader, w *lineWri
 	if err != nil {
 		return err
 	}
-	c, err := newContender(kind, wl, cfg)
+	c, err := newContender(a.Kind, wl, cfg)
 	if err != nil {
 		return err
 	}
 	defer c.stop()
+	msg, err := initialSync(ctx, a, c)
+	if err != nil {
+		return err
+	}
+	if err := w.write(msg); err != nil {
+		return err
+	}
+	return serveCommands(ctx, a.Kind, c, in, w)
+}
 
+// initialSync runs the contender's initial sync, profiled if a asks, and returns
+// its "synced" message.
+func initialSync(ctx context.Context, a ContenderArgs, c contender) (Message, error) {
 	var cpuProfile *os.File
 	if a.Profile != "" {
+		var err error
 		if cpuProfile, err = os.Create(a.Profile + ".cpu"); err != nil {
-			return err
+			return Message{}, err
 		}
 		if err := pprof.StartCPUProfile(cpuProfile); err != nil {
-			return err
+			return Message{}, err
 		}
 	}
 	syncCtx, cancel := context.WithTimeout(ctx, syncTimeout)
@@ -128,25 +140,26 @@ func runContender(ctx context.Context, a ContenderArgs, in io.Reader, w *lineWri
 		_ = cpuProfile.Close()
 	}
 	if err != nil {
-		return fmt.Errorf("%s: initial sync: %w", kind, err)
+		return Message{}, fmt.Errorf("%s: initial sync: %w", a.Kind, err)
 	}
 	mem, err := ReadMemory()
 	if err != nil {
-		return err
+		return Message{}, err
 	}
 	if a.Profile != "" {
 		if err := writeHeapProfile(a.Profile + ".heap"); err != nil {
-			return err
+			return Message{}, err
 		}
 	}
 	msg := Message{Type: "synced", Objects: n, SyncSeconds: took.Seconds(), Memory: mem, GOGC: gcPercent()}
 	if f, ok := c.(*fanout); ok {
 		msg.Fanout = f.fanoutResult()
 	}
-	if err := w.write(msg); err != nil {
-		return err
-	}
+	return msg, nil
+}
 
+// serveCommands answers the orchestrator's commands until it says exit or goes.
+func serveCommands(ctx context.Context, kind string, c contender, in io.Reader, w *lineWriter) error {
 	errs := make(chan error, 1)
 	cmds := readLines[Command](in, errs)
 	for {
@@ -174,25 +187,30 @@ func runContender(ctx context.Context, a ContenderArgs, in io.Reader, w *lineWri
 				return err
 			}
 		case "ready":
-			startedAt := time.Unix(0, cmd.StartedAt)
-			rctx, cancel := context.WithTimeout(ctx, relistTimeout)
-			doneAt, changed, saw, err := c.relisted(rctx)
-			cancel()
-			if err != nil {
-				return fmt.Errorf("%s: relist: %w", kind, err)
-			}
-			mem, err := ReadMemory()
-			if err != nil {
-				return err
-			}
-			if err := w.write(Message{Type: "relisted", RelistSeconds: doneAt.Sub(startedAt).Seconds(),
-				RelistPeakRSS: mem.PeakRSS, Memory: mem, Changed: changed, Relisted: saw}); err != nil {
+			if err := relisted(ctx, kind, c, time.Unix(0, cmd.StartedAt), w); err != nil {
 				return err
 			}
 		default:
 			return fmt.Errorf("unknown command %q", cmd.Type)
 		}
 	}
+}
+
+// relisted waits for the contender's relist after the apiserver started at
+// startedAt, and writes its "relisted" message.
+func relisted(ctx context.Context, kind string, c contender, startedAt time.Time, w *lineWriter) error {
+	rctx, cancel := context.WithTimeout(ctx, relistTimeout)
+	doneAt, changed, saw, err := c.relisted(rctx)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("%s: relist: %w", kind, err)
+	}
+	mem, err := ReadMemory()
+	if err != nil {
+		return err
+	}
+	return w.write(Message{Type: "relisted", RelistSeconds: doneAt.Sub(startedAt).Seconds(),
+		RelistPeakRSS: mem.PeakRSS, Memory: mem, Changed: changed, Relisted: saw})
 }
 
 func writeHeapProfile(path string) error {
@@ -217,11 +235,7 @@ func newContender(kind string, wl *workload, cfg *rest.Config) (contender, error
 	case Informer, InformerStrip, ExpInformerNoGzip:
 		return newInformer(kind == InformerStrip, wl, cfg)
 	case PagedList:
-		cs, err := kubernetes.NewForConfig(cfg)
-		if err != nil {
-			return nil, err
-		}
-		dyn, err := dynamic.NewForConfig(cfg)
+		cs, dyn, err := orchestrate.NewClients(cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -474,11 +488,7 @@ type informer struct {
 }
 
 func newInformer(strip bool, wl *workload, cfg *rest.Config) (*informer, error) {
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	dyn, err := dynamic.NewForConfig(cfg)
+	cs, dyn, err := orchestrate.NewClients(cfg)
 	if err != nil {
 		return nil, err
 	}

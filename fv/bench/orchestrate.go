@@ -24,11 +24,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/kubesync/kubesync/crds"
+	"github.com/kubesync/kubesync/fv/orchestrate"
 	"github.com/kubesync/kubesync/internal/controlplane"
 )
 
@@ -75,16 +74,9 @@ type RunResult struct {
 // Run starts the control plane, loads it and runs the contenders. It returns the
 // report.
 func Run(ctx context.Context, o Options) (*Report, error) {
-	logf := func(format string, args ...any) {
-		fmt.Fprintf(o.Log, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
-	}
+	logf := orchestrate.Logf(o.Log)
 	rep := &Report{Options: o, Machine: ReadMachine(), Started: time.Now()}
 
-	cpLog, err := os.Create(filepath.Join(o.LogDir, "controlplane.log"))
-	if err != nil {
-		return nil, err
-	}
-	defer cpLog.Close()
 	logf("starting the control plane (logs in %s)", o.LogDir)
 	var defs []*apiextensionsv1.CustomResourceDefinition
 	for _, t := range workloads["crds"].types() {
@@ -94,41 +86,51 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 		defs = append(defs, d)
 	}
-	cp, err := controlplane.Start(ctx, controlplane.WithOutput(cpLog), controlplane.WithCRDs(defs...))
+	cl, err := orchestrate.Start(ctx, orchestrate.Config{CRDs: defs, LogPath: filepath.Join(o.LogDir, "controlplane.log")})
 	if err != nil {
 		return nil, err
 	}
 	defer func() {
-		if err := cp.Stop(); err != nil {
-			logf("stopping the control plane: %v", err)
+		if err := cl.Stop(); err != nil {
+			logf("%v", err)
 		}
 	}()
-	cfg := cp.Config()
 	kubeconfig := filepath.Join(o.LogDir, "kubeconfig")
-	if err := controlplane.WriteKubeconfig(cfg, kubeconfig); err != nil {
+	if err := controlplane.WriteKubeconfig(cl.Config(), kubeconfig); err != nil {
 		return nil, err
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	if v, err := cs.Discovery().ServerVersion(); err == nil {
-		rep.ServerVersion = v.GitVersion
-	}
-	etcd, err := clientv3.New(clientv3.Config{Endpoints: []string{cp.EtcdURL().String()}, DialTimeout: 10 * time.Second})
+	rep.ServerVersion = cl.ServerVersion
+	etcd, err := clientv3.New(clientv3.Config{Endpoints: []string{cl.EtcdURL().String()}, DialTimeout: 10 * time.Second})
 	if err != nil {
 		return nil, fmt.Errorf("etcd client: %w", err)
 	}
 	defer etcd.Close()
 
-	type loaded struct {
-		wl      *workload
-		changed []string // etcd keys changed before each relist
+	loads, err := loadWorkloads(ctx, o, cl, etcd, rep, logf)
+	if err != nil {
+		return nil, err
 	}
+	rep.LoadAvgBefore = loadAvg()
+	run := func(l loaded, changed []string, kind string, run int) (RunResult, error) {
+		return runOne(ctx, o, cl.ControlPlane, etcd, kubeconfig, l.wl, changed, kind, run)
+	}
+	if err := runContenders(ctx, o, loads, run, rep, logf); err != nil {
+		return nil, err
+	}
+	rep.LoadAvgAfter = loadAvg()
+	rep.Finished = time.Now()
+	return rep, nil
+}
+
+// loaded is a workload in the control plane.
+type loaded struct {
+	wl      *workload
+	changed []string // etcd keys changed before each relist
+}
+
+// loadWorkloads creates the objects of each workload Options asks for and picks
+// those changed before each relist.
+func loadWorkloads(ctx context.Context, o Options, cl *orchestrate.Cluster, etcd *clientv3.Client, rep *Report, logf func(string, ...any)) ([]loaded, error) {
 	var loads []loaded
 	for _, name := range workloadOrder {
 		wl := workloads[name]
@@ -146,7 +148,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			}
 			start := time.Now()
 			logf("loading %d %ss with %d workers", pn, part.kind, o.Workers)
-			if err := load(ctx, loadClients{cs: cs, dyn: dyn}, part, pn, o.ConfigMapBytes, o.Workers, logf); err != nil {
+			if err := load(ctx, loadClients{cs: cl.Kube, dyn: cl.Dyn}, part, pn, o.ConfigMapBytes, o.Workers, logf); err != nil {
 				return nil, err
 			}
 			logf("loaded %d %ss in %s", pn, part.kind, time.Since(start).Round(time.Millisecond))
@@ -161,18 +163,23 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		rep.Workloads = append(rep.Workloads, info)
 		loads = append(loads, loaded{wl: wl, changed: keys})
 	}
-	rep.LoadAvgBefore = loadAvg()
+	return loads, nil
+}
 
+// runContenders runs each contender Runs times per workload, then the fan-out
+// contenders on the built-in workloads.
+func runContenders(ctx context.Context, o Options, loads []loaded, run func(loaded, []string, string, int) (RunResult, error),
+	rep *Report, logf func(string, ...any)) error {
 	for _, l := range loads {
-		for run := 1; run <= o.Runs; run++ {
+		for r := 1; r <= o.Runs; r++ {
 			for _, kind := range o.Contenders {
-				logf("%s run %d/%d: %s", l.wl.name, run, o.Runs, kind)
-				r, err := runOne(ctx, o, cp, etcd, kubeconfig, l.wl, l.changed, kind, run)
+				logf("%s run %d/%d: %s", l.wl.name, r, o.Runs, kind)
+				res, err := run(l, l.changed, kind, r)
 				if err != nil {
-					return nil, fmt.Errorf("%s, %s, run %d: %w", l.wl.name, kind, run, err)
+					return fmt.Errorf("%s, %s, run %d: %w", l.wl.name, kind, r, err)
 				}
-				logf("  %s", r.summary())
-				rep.Results = append(rep.Results, r)
+				logf("  %s", res.summary())
+				rep.Results = append(rep.Results, res)
 			}
 		}
 	}
@@ -183,17 +190,15 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		if l.wl.also != nil {
 			continue // fan-out is measured on the built-in workloads
 		}
-		rs, err := runFanouts(ctx, o, func(kind string, run int) (RunResult, error) {
-			return runOne(ctx, o, cp, etcd, kubeconfig, l.wl, nil, kind, run)
+		rs, err := runFanouts(ctx, o, func(kind string, r int) (RunResult, error) {
+			return run(l, nil, kind, r)
 		}, l.wl.name, logf)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		rep.Results = append(rep.Results, rs...)
 	}
-	rep.LoadAvgAfter = loadAvg()
-	rep.Finished = time.Now()
-	return rep, nil
+	return nil
 }
 
 func (r RunResult) summary() string {
@@ -213,74 +218,17 @@ func mib(b uint64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 func runOne(ctx context.Context, o Options, cp *controlplane.ControlPlane, etcd *clientv3.Client,
 	kubeconfig string, wl *workload, changed []string, kind string, run int) (RunResult, error) {
 	res := RunResult{Workload: wl.name, Contender: kind, Run: run}
-	logPath := filepath.Join(o.LogDir, fmt.Sprintf("%s-%s-%d.log", wl.name, kind, run))
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		return res, err
-	}
-	defer logFile.Close()
-
 	args := []string{"contender", "-kind", kind, "-resource", wl.name, "-kubeconfig", kubeconfig}
 	if o.ProfileDir != "" {
 		args = append(args, "-profile", filepath.Join(o.ProfileDir, fmt.Sprintf("%s-%s-%d", wl.name, kind, run)))
 	}
-	cmd := exec.Command(o.Exe, args...)
-	cmd.Stderr = logFile
-	stdin, err := cmd.StdinPipe()
+	p, err := startContender(o.Exe, args, filepath.Join(o.LogDir, fmt.Sprintf("%s-%s-%d.log", wl.name, kind, run)))
 	if err != nil {
 		return res, err
 	}
-	// The parent keeps the read end of stdout itself, so that Wait does not close
-	// it before every line was read.
-	stdout, pw, err := os.Pipe()
-	if err != nil {
-		return res, err
-	}
-	defer stdout.Close()
-	cmd.Stdout = pw
-	err = cmd.Start()
-	pw.Close()
-	if err != nil {
-		return res, err
-	}
-	exited := make(chan struct{})
-	var waitErr error
-	go func() { waitErr = cmd.Wait(); close(exited) }()
-	defer func() {
-		_ = stdin.Close()
-		select {
-		case <-exited:
-		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill() // the process this run started
-			<-exited
-		}
-	}()
-	errs := make(chan error, 1)
-	msgs := readLines[Message](stdout, errs)
-	in := newLineWriter(stdin)
-	next := func(want string, timeout time.Duration) (Message, error) {
-		select {
-		case m, ok := <-msgs:
-			if !ok {
-				return Message{}, fmt.Errorf("contender exited before %q (log: %s):\n%s", want, logPath, tail(logPath, 20))
-			}
-			if m.Type == "error" {
-				return m, fmt.Errorf("contender failed: %s (log: %s)", m.Error, logPath)
-			}
-			if m.Type != want {
-				return m, fmt.Errorf("contender said %q, want %q", m.Type, want)
-			}
-			return m, nil
-		case err := <-errs:
-			return Message{}, err
-		case <-time.After(timeout):
-			return Message{}, fmt.Errorf("no %q from the contender in %s (log: %s)", want, timeout, logPath)
-		case <-ctx.Done():
-			return Message{}, ctx.Err()
-		}
-	}
+	defer p.close()
 
-	m, err := next("synced", syncTimeout+time.Minute)
+	m, err := p.next(ctx, "synced", syncTimeout+time.Minute)
 	if err != nil {
 		return res, err
 	}
@@ -288,49 +236,150 @@ func runOne(ctx context.Context, o Options, cp *controlplane.ControlPlane, etcd 
 
 	if kind != Baseline && !isFanout(kind) && len(changed) > 0 {
 		token := fmt.Sprintf("%s-%s-%d-%d", wl.name, kind, run, time.Now().UnixNano())
-		if err := in.write(Command{Type: "relist", Token: token, Expected: len(changed)}); err != nil {
-			return res, err
-		}
-		if _, err := next("armed", time.Minute); err != nil {
-			return res, err
-		}
-		before := cp.APIServerURL().String()
-		if err := cp.StopAPIServer(); err != nil {
-			return res, err
-		}
-		if err := markInEtcd(ctx, etcd, wl, changed, token); err != nil {
-			return res, err
-		}
-		startedAt := time.Now()
-		if err := cp.StartAPIServer(ctx); err != nil {
-			return res, err
-		}
-		readyAt := time.Now()
-		res.APIServerStartSeconds = readyAt.Sub(startedAt).Seconds()
-		if after := cp.APIServerURL().String(); after != before {
-			return res, fmt.Errorf("the apiserver moved from %s to %s on restart; the contender cannot follow", before, after)
-		}
-		if err := in.write(Command{Type: "ready", StartedAt: startedAt.UnixNano(), ReadyAt: readyAt.UnixNano()}); err != nil {
-			return res, err
-		}
-		m, err := next("relisted", relistTimeout+time.Minute)
+		relist, startSeconds, err := forceRelist(ctx, p, cp, etcd, wl, changed, token)
 		if err != nil {
 			return res, err
 		}
-		res.Relist = &m
+		res.Relist, res.APIServerStartSeconds = &relist, startSeconds
 	}
-	if err := in.write(Command{Type: "exit"}); err != nil {
-		return res, err
+	return res, p.exit()
+}
+
+// forceRelist arms the contender, restarts the apiserver with the changed
+// objects marked in etcd meanwhile, and waits for the contender's relist. It
+// returns the relist message and the apiserver's start in seconds.
+func forceRelist(ctx context.Context, p *contenderProc, cp *controlplane.ControlPlane, etcd *clientv3.Client,
+	wl *workload, changed []string, token string) (Message, float64, error) {
+	if err := p.in.write(Command{Type: "relist", Token: token, Expected: len(changed)}); err != nil {
+		return Message{}, 0, err
+	}
+	if _, err := p.next(ctx, "armed", time.Minute); err != nil {
+		return Message{}, 0, err
+	}
+	before := cp.APIServerURL().String()
+	if err := cp.StopAPIServer(); err != nil {
+		return Message{}, 0, err
+	}
+	if err := markInEtcd(ctx, etcd, wl, changed, token); err != nil {
+		return Message{}, 0, err
+	}
+	startedAt := time.Now()
+	if err := cp.StartAPIServer(ctx); err != nil {
+		return Message{}, 0, err
+	}
+	readyAt := time.Now()
+	startSeconds := readyAt.Sub(startedAt).Seconds()
+	if after := cp.APIServerURL().String(); after != before {
+		return Message{}, startSeconds, fmt.Errorf("the apiserver moved from %s to %s on restart; the contender cannot follow", before, after)
+	}
+	if err := p.in.write(Command{Type: "ready", StartedAt: startedAt.UnixNano(), ReadyAt: readyAt.UnixNano()}); err != nil {
+		return Message{}, startSeconds, err
+	}
+	m, err := p.next(ctx, "relisted", relistTimeout+time.Minute)
+	return m, startSeconds, err
+}
+
+// contenderProc is a running contender process: commands go to its stdin, its
+// messages come from its stdout, its log goes to a file.
+type contenderProc struct {
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	stdout  *os.File
+	logFile *os.File
+	logPath string
+	in      *lineWriter
+	msgs    <-chan Message
+	errs    chan error
+	exited  chan struct{}
+	waitErr error
+}
+
+// startContender starts exe with args, its stderr to logPath.
+func startContender(exe string, args []string, logPath string) (*contenderProc, error) {
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	p := &contenderProc{cmd: exec.Command(exe, args...), logFile: logFile, logPath: logPath, exited: make(chan struct{})}
+	p.cmd.Stderr = logFile
+	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
+		logFile.Close()
+		return nil, err
+	}
+	// The parent keeps the read end of stdout itself, so that Wait does not close
+	// it before every line was read.
+	stdout, pw, err := os.Pipe()
+	if err != nil {
+		logFile.Close()
+		return nil, err
+	}
+	p.stdout = stdout
+	p.cmd.Stdout = pw
+	err = p.cmd.Start()
+	pw.Close()
+	if err != nil {
+		stdout.Close()
+		logFile.Close()
+		return nil, err
+	}
+	go func() { p.waitErr = p.cmd.Wait(); close(p.exited) }()
+	p.errs = make(chan error, 1)
+	p.msgs = readLines[Message](stdout, p.errs)
+	p.in = newLineWriter(p.stdin)
+	return p, nil
+}
+
+// next waits for the contender's next message, which must be of type want.
+func (p *contenderProc) next(ctx context.Context, want string, timeout time.Duration) (Message, error) {
+	select {
+	case m, ok := <-p.msgs:
+		if !ok {
+			return Message{}, fmt.Errorf("contender exited before %q (log: %s):\n%s", want, p.logPath, tail(p.logPath, 20))
+		}
+		if m.Type == "error" {
+			return m, fmt.Errorf("contender failed: %s (log: %s)", m.Error, p.logPath)
+		}
+		if m.Type != want {
+			return m, fmt.Errorf("contender said %q, want %q", m.Type, want)
+		}
+		return m, nil
+	case err := <-p.errs:
+		return Message{}, err
+	case <-time.After(timeout):
+		return Message{}, fmt.Errorf("no %q from the contender in %s (log: %s)", want, timeout, p.logPath)
+	case <-ctx.Done():
+		return Message{}, ctx.Err()
+	}
+}
+
+// exit tells the contender to exit and waits 30s for it to.
+func (p *contenderProc) exit() error {
+	if err := p.in.write(Command{Type: "exit"}); err != nil {
+		return err
 	}
 	select {
-	case <-exited:
-		if waitErr != nil {
-			return res, fmt.Errorf("contender exit: %w (log: %s)", waitErr, logPath)
+	case <-p.exited:
+		if p.waitErr != nil {
+			return fmt.Errorf("contender exit: %w (log: %s)", p.waitErr, p.logPath)
 		}
 	case <-time.After(30 * time.Second):
-		return res, fmt.Errorf("contender did not exit within 30s of the exit command (log: %s)", logPath)
+		return fmt.Errorf("contender did not exit within 30s of the exit command (log: %s)", p.logPath)
 	}
-	return res, nil
+	return nil
+}
+
+// close closes the contender's stdin and, if it has not exited 30s later, kills
+// it.
+func (p *contenderProc) close() {
+	_ = p.stdin.Close()
+	select {
+	case <-p.exited:
+	case <-time.After(30 * time.Second):
+		_ = p.cmd.Process.Kill() // the process this run started
+		<-p.exited
+	}
+	p.stdout.Close()
+	p.logFile.Close()
 }
 
 // tail returns the last n lines of a file.
@@ -354,33 +403,18 @@ func load(ctx context.Context, c loadClients, wl *workload, n, size, workers int
 			return fmt.Errorf("creating namespace %s: %w", ns, err)
 		}
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var next, done atomic.Int64
-	var firstErr error
-	var errOnce sync.Once
-	var wg sync.WaitGroup
-	for range max(workers, 1) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n || ctx.Err() != nil {
-					return
-				}
-				ns, name := wl.placement(i)
-				err := wl.create(ctx, c, wl.newObject(ns, name, i, size))
-				if err != nil && !apierrors.IsAlreadyExists(err) {
-					errOnce.Do(func() { firstErr = fmt.Errorf("creating %s %s/%s: %w", wl.kind, ns, name, err); cancel() })
-					return
-				}
-				if d := done.Add(1); d%int64(max(n/10, 1)) == 0 {
-					logf("  %d/%d", d, n)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return firstErr
+	var done atomic.Int64
+	return orchestrate.Parallel(ctx, n, workers, func(ctx context.Context, i int) error {
+		ns, name := wl.placement(i)
+		err := wl.create(ctx, c, wl.newObject(ns, name, i, size))
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating %s %s/%s: %w", wl.kind, ns, name, err)
+		}
+		if d := done.Add(1); d%int64(max(n/10, 1)) == 0 {
+			logf("  %d/%d", d, n)
+		}
+		return nil
+	})
 }
 
 // pickChanged returns the etcd keys of the fraction of the workload's objects that

@@ -1,4 +1,4 @@
-package fv
+package soak
 
 import (
 	"context"
@@ -41,7 +41,7 @@ var _ = Describe("Leak soak", Label("soak"), Ordered, func() {
 	syncerGoroutines := len(types) + 2
 
 	var (
-		c          *cluster
+		c          *env.Cluster
 		p          *harness.Proxy
 		s          *syncer.Syncer
 		m          *consistency.Mirror
@@ -51,7 +51,7 @@ var _ = Describe("Leak soak", Label("soak"), Ordered, func() {
 		baseline   map[string]float64
 		duration   time.Duration
 		started    time.Time
-		ckptPath   string // KUBESYNC_SOAK_CHECKPOINT (soak_checkpoint_test.go)
+		ckptPath   string // KUBESYNC_SOAK_CHECKPOINT (checkpoint_test.go)
 	)
 
 	// openWatches returns the apiserver's open watches per present type, less
@@ -70,7 +70,7 @@ var _ = Describe("Leak soak", Label("soak"), Ordered, func() {
 
 	BeforeAll(func(ctx SpecContext) {
 		duration = soakDuration()
-		c = startCluster()
+		c = env.StartCluster()
 		missingCRD, err := crds.For(missing)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(c.DeleteCRD(ctx, missingCRD.Name)).To(Succeed())

@@ -1,4 +1,4 @@
-package fv
+package liveness
 
 import (
 	"slices"
@@ -19,7 +19,7 @@ import (
 var _ = Describe("A type the user may list but not watch", func() {
 	It("is listed once, retries only its watch within the backoff bound, is reported once, and leaves the others in sync", func(ctx SpecContext) {
 		const window = 60 * time.Second
-		c := startCluster()
+		c := env.StartCluster()
 		c.Namespace(ctx, "watchless")
 		types := resources.All()
 		denied := resources.Services
@@ -64,7 +64,7 @@ var _ = Describe("A type the user may list but not watch", func() {
 
 var _ = Describe("Auto against an apiserver that does not stream lists", func() {
 	It("reaches InSync through paged lists", func(ctx SpecContext) {
-		c := startCluster(controlplane.WithAPIServerFlag("feature-gates", "WatchList=false"))
+		c := env.StartCluster(controlplane.WithAPIServerFlag("feature-gates", "WatchList=false"))
 		c.Namespace(ctx, "paged")
 		types := resources.All()
 		for _, t := range types[1:] {
