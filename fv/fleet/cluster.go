@@ -3,8 +3,6 @@ package fleet
 import (
 	"context"
 	"fmt"
-	"sync"
-	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -16,6 +14,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubesync/kubesync/fv/orchestrate"
 	"github.com/kubesync/kubesync/resources"
 )
 
@@ -98,7 +97,7 @@ func (c Cluster) Load(ctx context.Context, cs kubernetes.Interface, dyn dynamic.
 		}},
 	}
 	for _, s := range steps {
-		if err := parallel(ctx, s.n, workers, func(ctx context.Context, i int) error {
+		if err := orchestrate.Parallel(ctx, s.n, workers, func(ctx context.Context, i int) error {
 			if err := s.create(ctx, i); err != nil && !apierrors.IsAlreadyExists(err) {
 				return fmt.Errorf("creating %s #%d: %w", s.what, i, err)
 			}
@@ -109,36 +108,6 @@ func (c Cluster) Load(ctx context.Context, cs kubernetes.Interface, dyn dynamic.
 		logf("  created %d %s", s.n, s.what)
 	}
 	return nil
-}
-
-// parallel runs fn for 0..n-1, workers at a time, and returns the first error
-// (which cancels the rest).
-func parallel(ctx context.Context, n, workers int, fn func(context.Context, int) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var next atomic.Int64
-	var once sync.Once
-	var first error
-	var wg sync.WaitGroup
-	for range max(min(workers, n), 1) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n || ctx.Err() != nil {
-					return
-				}
-				if err := fn(ctx, i); err != nil {
-					once.Do(func() { first = err; cancel() })
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	if first == nil && ctx.Err() != nil {
-		return ctx.Err()
-	}
-	return first
 }
 
 func appLabels(i int) map[string]string {

@@ -122,6 +122,18 @@ func (r *Report) Verdicts() []Verdict {
 func (r *Report) Markdown() string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	r.headerMarkdown(p)
+	r.targetsMarkdown(p)
+	r.totalsMarkdown(p)
+	r.perAgentMarkdown(p)
+	r.resourcesMarkdown(p)
+	r.howMarkdown(p)
+	return b.String()
+}
+
+// headerMarkdown writes the title and what the run was: command, machine,
+// agents, cluster, writes.
+func (r *Report) headerMarkdown(p func(string, ...any)) {
 	o := r.Options
 	c := o.Cluster
 	p("# Fleet\n\n")
@@ -145,6 +157,11 @@ func (r *Report) Markdown() string {
 		orNone(o.WriteInterval), r.Writes, r.FailedWrites)
 	p("\n")
 
+}
+
+// targetsMarkdown writes the verdict of every target.
+func (r *Report) targetsMarkdown(p func(string, ...any)) {
+	o := r.Options
 	p("## Targets: warm rolling restart against cold\n\n")
 	p("| target | cold | warm | measured | result |\n|---|---:|---:|---:|---|\n")
 	for _, v := range r.Verdicts() {
@@ -184,6 +201,10 @@ func (r *Report) Markdown() string {
 		p(" One agent alone: `go test -run '^$' -bench WarmStart ./fv/` (ms-to-snapshot).\n\n")
 	}
 
+}
+
+// totalsMarkdown writes each run's totals at the apiserver.
+func (r *Report) totalsMarkdown(p func(string, ...any)) {
 	p("## Runs: totals at the apiserver\n\n")
 	p("| run | agents started | wall | apiserver CPU | apiserver peak RSS | etcd CPU | bytes sent | apiserver-counted bytes | LIST | WATCH opened | initial-state streams | TCP dials | agents' CPU | agents' peak RSS |\n")
 	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
@@ -193,6 +214,11 @@ func (r *Report) Markdown() string {
 			f.Lists, f.Watches, f.WatchLists, f.Dials, f.FleetCPU, mib(float64(f.FleetPeakRSS)))
 	}
 	p("\n")
+}
+
+// perAgentMarkdown writes each run's totals divided by its agents.
+func (r *Report) perAgentMarkdown(p func(string, ...any)) {
+	o := r.Options
 	p("## Runs: per agent\n\n")
 	p("Totals divided by the agents started (or, for an apiserver restart, connected: N). The steady state is per agent and second.\n\n")
 	p("| run | apiserver CPU | bytes sent | LIST | WATCH opened | initial-state streams | start → every object (median, max) | start → InSync (median, max) |\n")
@@ -213,6 +239,10 @@ func (r *Report) Markdown() string {
 	}
 	p("\n")
 
+}
+
+// resourcesMarkdown writes the requests and bytes per resource and run.
+func (r *Report) resourcesMarkdown(p func(string, ...any)) {
 	p("## Requests per resource\n\n")
 	p("Counted by the apiserver (`apiserver_request_total`, `apiserver_longrunning_requests`, `apiserver_watch_list_duration_seconds`;")
 	p(" all clients, its own loopback informers included) and, in parentheses, on the agents' connections.")
@@ -225,8 +255,6 @@ func (r *Report) Markdown() string {
 	p("What the apiserver counted as sent for each resource (list responses and watch events, all clients, before framing), in KiB.\n\n")
 	r.resourceTable(p, func(x ResourceFigures) string { return fmt.Sprintf("%.0f", x.Bytes/1024) })
 	p("\n")
-	r.howMarkdown(p)
-	return b.String()
 }
 
 // resourceTable renders one row per resource and one column per run.

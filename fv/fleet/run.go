@@ -12,10 +12,9 @@ import (
 	"github.com/sirupsen/logrus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 
-	"github.com/kubesync/kubesync/crds"
 	"github.com/kubesync/kubesync/fv/bench"
+	"github.com/kubesync/kubesync/fv/orchestrate"
 	"github.com/kubesync/kubesync/internal/controlplane"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/watchersets"
@@ -88,13 +87,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	out := o.Log
-	if out == nil {
-		out = io.Discard
-	}
-	logf := func(format string, args ...any) {
-		fmt.Fprintf(out, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
-	}
+	logf := orchestrate.Logf(o.Log)
 	if o.Dir == "" {
 		dir, err := os.MkdirTemp("", "kubesync-fleet-")
 		if err != nil {
@@ -104,11 +97,6 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	rep := &Report{Options: o, Machine: bench.ReadMachine(), Started: time.Now()}
 
-	cpLog, err := os.Create(filepath.Join(o.Dir, "controlplane.log"))
-	if err != nil {
-		return nil, err
-	}
-	defer cpLog.Close()
 	agentLog, err := os.Create(filepath.Join(o.Dir, "agents.log"))
 	if err != nil {
 		return nil, err
@@ -117,53 +105,29 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	log := logrus.New()
 	log.SetOutput(agentLog)
 
-	defs, err := crds.All()
-	if err != nil {
-		return nil, err
-	}
 	logf("starting the control plane (logs in %s)", o.Dir)
-	cp, err := controlplane.Start(ctx, controlplane.WithCRDs(defs...), controlplane.WithOutput(cpLog))
+	cl, err := orchestrate.Start(ctx, orchestrate.Config{LogPath: filepath.Join(o.Dir, "controlplane.log")})
 	if err != nil {
 		return nil, err
 	}
 	defer func() {
-		if err := cp.Stop(); err != nil {
-			logf("stopping the control plane: %v", err)
+		if err := cl.Stop(); err != nil {
+			logf("%v", err)
 		}
 	}()
-	cfg := cp.Config()
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	if v, err := cs.Discovery().ServerVersion(); err == nil {
-		rep.ServerVersion = v.GitVersion
-	}
-
+	rep.ServerVersion = cl.ServerVersion
 	set, err := watchersets.Lookup(watchersets.Dataplane)
 	if err != nil {
 		return nil, err
 	}
-	start := time.Now()
-	logf("loading %d objects with %d workers", o.Cluster.Objects(), o.Workers)
-	if err := o.Cluster.Load(ctx, cs, dyn, o.Workers, logf); err != nil {
-		return nil, err
-	}
-	rep.LoadSeconds = time.Since(start).Seconds()
-	expected, perType, err := countObjects(ctx, dyn, set.Types)
+	expected, err := loadCluster(ctx, o, cl, set, rep, logf)
 	if err != nil {
 		return nil, err
 	}
-	rep.Objects, rep.PerType = expected, perType
-	logf("the cluster holds %d objects of the %d types of the %s set", expected, len(set.Types), set.Name)
 
-	r := &runner{o: o, cp: cp, meter: NewMeter(), writer: NewWriter(cs, o.Cluster), logf: logf, rep: rep}
-	r.env = &agentEnv{base: cfg, meter: r.meter, types: set.Types, expected: expected}
-	if r.probe, err = newProbe(cp, r.meter, set.Types); err != nil {
+	r := &runner{o: o, cp: cl.ControlPlane, meter: NewMeter(), writer: NewWriter(cl.Kube, o.Cluster), logf: logf, rep: rep}
+	r.env = &agentEnv{base: cl.Config(), meter: r.meter, types: set.Types, expected: expected}
+	if r.probe, err = newProbe(cl.ControlPlane, r.meter, set.Types); err != nil {
 		return nil, err
 	}
 	r.writer.Start(o.WriteInterval)
@@ -176,6 +140,23 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	rep.Writes, rep.FailedWrites = r.writer.Writes()
 	rep.Finished = time.Now()
 	return rep, nil
+}
+
+// loadCluster creates the cluster's objects and counts those of the set's types.
+func loadCluster(ctx context.Context, o Options, cl *orchestrate.Cluster, set watchersets.Set, rep *Report, logf func(string, ...any)) (int, error) {
+	start := time.Now()
+	logf("loading %d objects with %d workers", o.Cluster.Objects(), o.Workers)
+	if err := o.Cluster.Load(ctx, cl.Kube, cl.Dyn, o.Workers, logf); err != nil {
+		return 0, err
+	}
+	rep.LoadSeconds = time.Since(start).Seconds()
+	expected, perType, err := countObjects(ctx, cl.Dyn, set.Types)
+	if err != nil {
+		return 0, err
+	}
+	rep.Objects, rep.PerType = expected, perType
+	logf("the cluster holds %d objects of the %d types of the %s set", expected, len(set.Types), set.Name)
+	return expected, nil
 }
 
 // countObjects lists every type and returns how many objects they hold.
