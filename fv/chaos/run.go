@@ -9,12 +9,10 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/client-go/dynamic"
-
-	"github.com/kubesync/kubesync/crds"
 	"github.com/kubesync/kubesync/fv/consistency"
 	"github.com/kubesync/kubesync/fv/footprint"
 	"github.com/kubesync/kubesync/fv/harness"
+	"github.com/kubesync/kubesync/fv/orchestrate"
 	"github.com/kubesync/kubesync/internal/controlplane"
 	"github.com/kubesync/kubesync/internal/samples"
 	"github.com/kubesync/kubesync/resources"
@@ -102,82 +100,116 @@ func runFlavour(ctx context.Context, cfg Config, watchCache bool, seed uint64, d
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(cfg.Log, "chaos [%s] %s\n", flavourName(watchCache), fmt.Sprintf(format, args...))
 	}
-	types := resources.All()
 	fr := &FlavourReport{WatchCache: watchCache, Faults: map[Kind]int{}}
+	tg, logs, stop, err := startFlavour(ctx, cfg, watchCache)
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	if err := until(ctx, cfg.QuietTimeout, tg.settled); err != nil {
+		return nil, fmt.Errorf("initial sync: %w", err)
+	}
+	fr.Start = measure()
+	tg.api.sample(ctx)
 
-	all, err := crds.All()
+	start := time.Now()
+	watches, err := tg.chaos(ctx, cfg, seed, duration, start, logf)
 	if err != nil {
 		return nil, err
 	}
-	cp, err := controlplane.Start(ctx, controlplane.WithWatchCache(watchCache), controlplane.WithCRDs(all...))
-	if err != nil {
+	for _, win := range tg.ledger.snapshotWindows() {
+		fr.Faults[win.kind]++
+	}
+	if err := tg.quiet(ctx, cfg, fr, start, logf); err != nil {
 		return nil, err
 	}
-	defer func() { _ = cp.Stop() }()
-	dyn, err := dynamic.NewForConfig(cp.Config())
-	if err != nil {
-		return nil, err
+	tg.check(ctx, cfg, fr, start, watches)
+	fr.SyncerWarnings = logs.Warnings()
+	return fr, nil
+}
+
+// startFlavour starts a control plane (watch cache on or off), the writer's
+// objects, and a syncer over every type through the proxy as a least-privileged
+// user. stop stops them.
+func startFlavour(ctx context.Context, cfg Config, watchCache bool) (tg *target, logs *footprint.LogCounter, stop func(), err error) {
+	types := resources.All()
+	var stops []func()
+	stopAll := func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
 	}
-	if err := samples.Create(ctx, dyn, resources.Namespaces, "", namespace); err != nil {
-		return nil, err
+	defer func() {
+		if err != nil {
+			stopAll()
+		}
+	}()
+	cl, err := orchestrate.Start(ctx, orchestrate.Config{Options: []controlplane.Option{controlplane.WithWatchCache(watchCache)}})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	stops = append(stops, func() { _ = cl.Stop() })
+	if err := samples.Create(ctx, cl.Dyn, resources.Namespaces, "", namespace); err != nil {
+		return nil, nil, nil, err
 	}
 	set, err := watchersets.Lookup(watchersets.Dataplane)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	userCfg, err := cp.AddUserWithRole(ctx, agentUser, set.ClusterRole(agentUser))
+	userCfg, err := cl.AddUserWithRole(ctx, agentUser, set.ClusterRole(agentUser))
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	proxy, err := harness.NewProxy(cp, harness.WithProxyUser(userCfg))
+	proxy, err := harness.NewProxy(cl.ControlPlane, harness.WithProxyUser(userCfg))
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	defer func() { _ = proxy.Close() }()
-	w := newWriter(cp, dyn, types, namespace)
+	stops = append(stops, func() { _ = proxy.Close() })
+	w := newWriter(cl.ControlPlane, cl.Dyn, types, namespace)
 	if err := w.populate(ctx); err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 
 	led := &ledger{}
 	cons := &consumer{Mirror: consistency.NewMirror()}
-	logs := footprint.NewLogCounter(nil)
+	logs = footprint.NewLogCounter(nil)
 	s, err := syncer.New(proxy.Config(), types, cons, syncer.WithLogger(logs.Logger()), syncer.WithObserver(led),
 		syncer.WithWatchProgressTimeout(cfg.ProgressTimeout), syncer.WithInitialList(cfg.InitialList))
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	s.Start(ctx)
-	defer func() { s.Stop(); s.Wait() }()
-	settled := func(ctx context.Context) error {
-		if st := cons.Status(); st != int(syncer.InSync) {
-			return fmt.Errorf("status %s", syncer.SyncStatus(st))
-		}
-		for _, t := range types {
-			if n := proxy.OpenWatches(t.GVR.Group, t.GVR.Resource); n != 1 {
-				return fmt.Errorf("%d open watches of %s", n, t.Name)
-			}
-		}
-		return consistency.Check(ctx, cp.Config(), cons.Mirror, types)
-	}
-	if err := until(ctx, cfg.QuietTimeout, settled); err != nil {
-		return nil, fmt.Errorf("initial sync: %w", err)
-	}
-	fr.Start = measure()
-	api := newAPICounter(cp, types)
-	api.sample(ctx)
-	tg := &target{cp: cp, proxy: proxy, syncer: s, consumer: cons, writer: w, ledger: led, api: api,
-		user: agentUser, types: types, progress: cfg.ProgressTimeout}
+	stops = append(stops, func() { s.Stop(); s.Wait() })
+	tg = &target{cp: cl.ControlPlane, proxy: proxy, syncer: s, consumer: cons, writer: w, ledger: led,
+		api: newAPICounter(cl.ControlPlane, types), user: agentUser, types: types, progress: cfg.ProgressTimeout}
+	return tg, logs, stopAll, nil
+}
 
-	// The chaos.
-	sched := NewSchedule(seed, duration, types, resources.Calico())
+// settled says why the syncer is not quiescent: InSync, one open watch per type
+// at the proxy, its mirror equal to the server.
+func (tg *target) settled(ctx context.Context) error {
+	if st := tg.consumer.Status(); st != int(syncer.InSync) {
+		return fmt.Errorf("status %s", syncer.SyncStatus(st))
+	}
+	for _, t := range tg.types {
+		if n := tg.proxy.OpenWatches(t.GVR.Group, t.GVR.Resource); n != 1 {
+			return fmt.Errorf("%d open watches of %s", n, t.Name)
+		}
+	}
+	return consistency.Check(ctx, tg.cp.Config(), tg.consumer.Mirror, tg.types)
+}
+
+// chaos injects the seeded schedule's faults from start for duration, the writer
+// and the samplers running meanwhile. It returns the watch sampler.
+func (tg *target) chaos(ctx context.Context, cfg Config, seed uint64, duration time.Duration, start time.Time,
+	logf func(string, ...any)) (*watchSampler, error) {
+	sched := NewSchedule(seed, duration, tg.types, resources.Calico())
 	logf("seed %d: %d faults over %s", seed, len(sched.Steps), duration)
-	start := time.Now()
 	bg, stopBG := context.WithCancel(ctx)
 	var bgDone sync.WaitGroup
-	bgDone.Go(func() { w.run(bg, seed, cfg.WritesPerSecond) })
-	watches := newWatchSampler(proxy, types)
-	bgDone.Go(func() { sample(bg, 2*time.Second, func() { api.sample(bg); watches.sample(start) }) })
+	bgDone.Go(func() { tg.writer.run(bg, seed, cfg.WritesPerSecond) })
+	watches := newWatchSampler(tg.proxy, tg.types)
+	bgDone.Go(func() { sample(bg, 2*time.Second, func() { tg.api.sample(bg); watches.sample(start) }) })
 	var (
 		faults  sync.WaitGroup
 		errMu   sync.Mutex
@@ -206,26 +238,33 @@ func runFlavour(ctx context.Context, cfg Config, watchCache bool, seed uint64, d
 	if len(harmErr) > 0 {
 		return nil, fmt.Errorf("injecting faults: %w", errors.Join(harmErr...))
 	}
-	for _, win := range led.snapshotWindows() {
-		fr.Faults[win.kind]++
-	}
+	return watches, nil
+}
 
-	// The quiet phase.
+// quiet is the quiet phase: every object written once more, and the syncer
+// given QuietTimeout to settle.
+func (tg *target) quiet(ctx context.Context, cfg Config, fr *FlavourReport, start time.Time, logf func(string, ...any)) error {
 	quiet := time.Now()
 	logf("+%s quiet phase", quiet.Sub(start).Round(time.Millisecond))
-	api.sample(ctx) // before the checks' own lists
-	w.touchAll(ctx)
-	if err := retry(ctx, w.resolve); err != nil {
-		return nil, err
+	tg.api.sample(ctx) // before the checks' own lists
+	tg.writer.touchAll(ctx)
+	if err := retry(ctx, tg.writer.resolve); err != nil {
+		return err
 	}
-	err = until(ctx, cfg.QuietTimeout, settled)
+	err := until(ctx, cfg.QuietTimeout, tg.settled)
 	fr.Recovery = time.Since(quiet)
 	if err != nil {
 		fr.fail("not recovered %s into the quiet phase: %v", cfg.QuietTimeout, err)
 	}
 	logf("recovered in %s", fr.Recovery.Round(time.Millisecond))
+	return nil
+}
 
-	// The checks.
+// check records in fr what the run ends with, and fails it for every write
+// unseen, anomaly, list over budget or unjustified, watch violation, and
+// footprint that grew.
+func (tg *target) check(ctx context.Context, cfg Config, fr *FlavourReport, start time.Time, watches *watchSampler) {
+	w, cons, proxy, types := tg.writer, tg.consumer, tg.proxy, tg.types
 	fr.Writes = w.writes()
 	fr.UpdatesSeen = cons.seen()
 	diffs, checked := w.account(cons.Revision)
@@ -242,7 +281,7 @@ func runFlavour(ctx context.Context, cfg Config, watchCache bool, seed uint64, d
 	for _, t := range types {
 		lists[t.Name] = len(proxy.Lists(t.GVR.Group, t.GVR.Resource))
 	}
-	fr.Budgets = budgets(types, led.snapshotWindows(), lists, api.totals(), backoff, grace)
+	fr.Budgets = budgets(types, tg.ledger.snapshotWindows(), lists, tg.api.totals(), backoff, grace)
 	for _, b := range fr.Budgets {
 		if b.Over() {
 			t := typeNamed(types, b.Type)
@@ -250,7 +289,7 @@ func runFlavour(ctx context.Context, cfg Config, watchCache bool, seed uint64, d
 			fr.fail("%s: %d lists, over its budget of %d from +%s", b.Type, b.Lists, b.Budget, at.Sub(start).Round(time.Millisecond))
 		}
 	}
-	for _, u := range first(unjustified(led.snapshotLists(), led.snapshotWindows(), grace, start), 10) {
+	for _, u := range first(unjustified(tg.ledger.snapshotLists(), tg.ledger.snapshotWindows(), grace, start), 10) {
 		fr.fail("%s", u)
 	}
 	for _, v := range watches.violations() {
@@ -265,8 +304,6 @@ func runFlavour(ctx context.Context, cfg Config, watchCache bool, seed uint64, d
 	if err := fr.flatness(); err != nil {
 		fr.fail("%v", err)
 	}
-	fr.SyncerWarnings = logs.Warnings()
-	return fr, nil
 }
 
 // flatness compares the footprint at the end with that at the start.
