@@ -25,7 +25,10 @@ ldflags="-s -w -X $pkg.gitVersion=$K8S_VERSION -X $pkg.gitMajor=$major -X $pkg.g
 ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
 
 echo "building etcd $ETCD_VERSION and kube-apiserver $K8S_VERSION into $dir (several minutes from cold)" >&2
-go build -o "$tmp/etcd" go.etcd.io/etcd/server/v3 >&2
-go build -ldflags "$ldflags" -o "$tmp/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver >&2
+# One go build for both: its scheduler fills the cores with one binary's packages
+# while the other's single-threaded steps run (etcd's link, kube-apiserver's
+# longest chains). The -X flags name a package etcd does not link: ignored there.
+go build -ldflags "$ldflags" -o "$tmp/" go.etcd.io/etcd/server/v3 k8s.io/kubernetes/cmd/kube-apiserver >&2
+mv "$tmp/server" "$tmp/etcd"
 mv "$tmp/etcd" "$tmp/kube-apiserver" "$dir/"
 echo "$dir"

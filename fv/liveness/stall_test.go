@@ -1,4 +1,4 @@
-package fv
+package liveness
 
 import (
 	"context"
@@ -37,7 +37,7 @@ var _ = Describe("Half-open connections over HTTP/1.1", Ordered, func() {
 	bound := progress + time.Duration(float64(backoff.Duration)*(1+backoff.Jitter))
 
 	var (
-		c        *cluster
+		c        *env.Cluster
 		p        *harness.Proxy
 		m        *consistency.Mirror
 		obs      *env.Observer
@@ -46,7 +46,7 @@ var _ = Describe("Half-open connections over HTTP/1.1", Ordered, func() {
 	)
 
 	BeforeAll(func(ctx SpecContext) {
-		c = startCluster()
+		c = env.StartCluster()
 		c.Namespace(ctx, ns)
 		for _, t := range types {
 			c.Create(ctx, t, ns, env.Seq("obj", 10)...)
@@ -182,7 +182,7 @@ type writeLog struct {
 }
 
 // keepWriting updates object obj-0000 of each type every period, until ctx ends.
-func keepWriting(ctx context.Context, c *cluster, types []resources.Type, ns string, period time.Duration) *writeLog {
+func keepWriting(ctx context.Context, c *env.Cluster, types []resources.Type, ns string, period time.Duration) *writeLog {
 	l := &writeLog{done: make(chan struct{})}
 	go func() {
 		defer close(l.done)

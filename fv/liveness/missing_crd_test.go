@@ -1,4 +1,4 @@
-package fv
+package liveness
 
 import (
 	"time"
@@ -22,7 +22,7 @@ var _ = Describe("CRD missing from the start", func() {
 	const window = 60 * time.Second
 
 	It("syncs the other types, retries the missing one within its backoff bound, and syncs it when it appears", func(ctx SpecContext) {
-		c := startCluster()
+		c := env.StartCluster()
 		crd, err := crds.For(missing)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(c.DeleteCRD(ctx, crd.Name)).To(Succeed())
