@@ -80,61 +80,7 @@ var _ = Describe("Broker", Ordered, func() {
 	})
 
 	It("brings three subscribers of one syncer, one slow and one late, to the server's state", func(ctx SpecContext) {
-		broker := snapshot.NewBroker()
-		log := logrus.New()
-		log.SetOutput(GinkgoWriter)
-		s, err := syncer.New(c.Config(), brokerTypes, broker, syncer.WithLogger(log), syncer.WithMaxBatch(100))
-		Expect(err).NotTo(HaveOccurred())
-
-		subCtx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		fast := &gatedMirror{Mirror: consistency.NewMirror()}
-		fastSub := broker.Subscribe(subCtx, fast)
-		slow := &gatedMirror{Mirror: consistency.NewMirror(), gate: make(chan struct{})}
-		slowSub := broker.Subscribe(subCtx, slow)
-
-		s.Start(context.Background())
-		DeferCleanup(func() { s.Stop(); s.Wait() })
-		env.InSync(fast.Mirror)
-		env.Consistent(ctx, c.Config(), fast.Mirror, brokerTypes)
-		Expect(slow.Status()).NotTo(Equal(int(syncer.InSync)), "the slow subscriber is still in its first call")
-
-		// Writes go on while a late subscriber joins and streams its snapshot in
-		// small batches, and while the slow one reads nothing.
-		gnp, cm, svc := resources.GlobalNetworkPolicies, resources.ConfigMaps, resources.Services
-		var late *consistency.Mirror
-		var lateSub *snapshot.Subscription
-		for round := range 6 {
-			c.Create(ctx, gnp, "", env.Seq(fmt.Sprintf("r%d", round), 20)...)
-			for i := range 20 {
-				c.Touch(ctx, cm, "fanout", fmt.Sprintf("obj-%04d", round*20+i))
-			}
-			c.Remove(ctx, svc, "fanout", fmt.Sprintf("obj-%04d", round))
-			if round == 2 {
-				lateSub = broker.SubscribeBatches(subCtx, snapshot.WithSnapshotBatch(50))
-				late = mirrorBatches(lateSub)
-			}
-		}
-		Expect(s.Relist(ctx, gnp.Name)).To(Succeed())
-		c.Remove(ctx, gnp, "", env.Seq("r0", 20)...)
-		env.Consistent(ctx, c.Config(), fast.Mirror, brokerTypes)
-
-		slow.open()
-		for name, m := range map[string]*consistency.Mirror{"fast": fast.Mirror, "slow": slow.Mirror, "late": late} {
-			By("the " + name + " subscriber")
-			env.InSync(m)
-			env.Consistent(ctx, c.Config(), m, brokerTypes)
-		}
-		Expect(slow.callCount()).To(BeNumerically("<", fast.callCount()), "the slow subscriber's changes coalesced")
-		for _, sub := range []*snapshot.Subscription{fastSub, slowSub, lateSub} {
-			Expect(sub.Err()).NotTo(HaveOccurred())
-			Eventually(sub.Stats).Should(Equal(snapshot.SubscriptionStats{}), "idle once caught up")
-		}
-		cancel()
-		for _, sub := range []*snapshot.Subscription{fastSub, slowSub, lateSub} {
-			Eventually(sub.Done()).Should(BeClosed())
-		}
-		Expect(broker.Subscribers()).To(BeZero())
+		subscribersReachServer(ctx, c)
 	})
 
 	It("gives a subscriber only its kinds, and drops one past its lag limit, which subscribes again from a fresh snapshot", func(ctx SpecContext) {
@@ -167,3 +113,62 @@ var _ = Describe("Broker", Ordered, func() {
 		}
 	})
 })
+
+// subscribersReachServer checks that it brings three subscribers of one syncer, one slow and one late, to the server's state.
+func subscribersReachServer(ctx SpecContext, c *cluster) {
+	broker := snapshot.NewBroker()
+	log := logrus.New()
+	log.SetOutput(GinkgoWriter)
+	s, err := syncer.New(c.Config(), brokerTypes, broker, syncer.WithLogger(log), syncer.WithMaxBatch(100))
+	Expect(err).NotTo(HaveOccurred())
+
+	subCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	fast := &gatedMirror{Mirror: consistency.NewMirror()}
+	fastSub := broker.Subscribe(subCtx, fast)
+	slow := &gatedMirror{Mirror: consistency.NewMirror(), gate: make(chan struct{})}
+	slowSub := broker.Subscribe(subCtx, slow)
+
+	s.Start(context.Background())
+	DeferCleanup(func() { s.Stop(); s.Wait() })
+	env.InSync(fast.Mirror)
+	env.Consistent(ctx, c.Config(), fast.Mirror, brokerTypes)
+	Expect(slow.Status()).NotTo(Equal(int(syncer.InSync)), "the slow subscriber is still in its first call")
+
+	// Writes go on while a late subscriber joins and streams its snapshot in
+	// small batches, and while the slow one reads nothing.
+	gnp, cm, svc := resources.GlobalNetworkPolicies, resources.ConfigMaps, resources.Services
+	var late *consistency.Mirror
+	var lateSub *snapshot.Subscription
+	for round := range 6 {
+		c.Create(ctx, gnp, "", env.Seq(fmt.Sprintf("r%d", round), 20)...)
+		for i := range 20 {
+			c.Touch(ctx, cm, "fanout", fmt.Sprintf("obj-%04d", round*20+i))
+		}
+		c.Remove(ctx, svc, "fanout", fmt.Sprintf("obj-%04d", round))
+		if round == 2 {
+			lateSub = broker.SubscribeBatches(subCtx, snapshot.WithSnapshotBatch(50))
+			late = mirrorBatches(lateSub)
+		}
+	}
+	Expect(s.Relist(ctx, gnp.Name)).To(Succeed())
+	c.Remove(ctx, gnp, "", env.Seq("r0", 20)...)
+	env.Consistent(ctx, c.Config(), fast.Mirror, brokerTypes)
+
+	slow.open()
+	for name, m := range map[string]*consistency.Mirror{"fast": fast.Mirror, "slow": slow.Mirror, "late": late} {
+		By("the " + name + " subscriber")
+		env.InSync(m)
+		env.Consistent(ctx, c.Config(), m, brokerTypes)
+	}
+	Expect(slow.callCount()).To(BeNumerically("<", fast.callCount()), "the slow subscriber's changes coalesced")
+	for _, sub := range []*snapshot.Subscription{fastSub, slowSub, lateSub} {
+		Expect(sub.Err()).NotTo(HaveOccurred())
+		Eventually(sub.Stats).Should(Equal(snapshot.SubscriptionStats{}), "idle once caught up")
+	}
+	cancel()
+	for _, sub := range []*snapshot.Subscription{fastSub, slowSub, lateSub} {
+		Eventually(sub.Done()).Should(BeClosed())
+	}
+	Expect(broker.Subscribers()).To(BeZero())
+}

@@ -72,60 +72,11 @@ var _ = Describe("Checkpoint and warm start", Ordered, func() {
 	BeforeAll(func() { c = startCluster() })
 
 	It("loses nothing when the agent is killed with SIGKILL while writes go on and a checkpoint is being written", func(ctx SpecContext) {
-		ns := c.Namespace(ctx, "ck-kill")
-		types := c.populate(ctx, ns, 100)
-		dir := filepath.Join(GinkgoT().TempDir(), "state")
-		args := []string{"watch", "dataplane", "--kubeconfig", writeKubeconfig(c.Config()), "-n", ns,
-			"--types", "services,networksets.crd.projectcalico.org", "--state-dir", dir, "--log-level", "info"}
-
-		agent := kubesync(args...)
-		Eventually(agent.Out).Should(gbytes.Say(`"status":"InSync"`))
-		stopWrites := c.keepWriting(ctx, ns)
-		// Three times: SIGKILL the moment a checkpoint write touches the file, then
-		// start again from it, while the writes go on.
-		for round := range 3 {
-			// A write touches the file several times within milliseconds, and writes
-			// are seconds apart: wait for one to finish (the file quiet for 500ms),
-			// then kill the agent the moment the next one touches the file.
-			before := modTime(dir)
-			Eventually(func() time.Time { return modTime(dir) }, time.Minute, time.Millisecond).ShouldNot(Equal(before))
-			Eventually(func() time.Duration { return time.Since(modTime(dir)) }, time.Minute).Should(BeNumerically(">", 500*time.Millisecond))
-			before = modTime(dir)
-			Eventually(func() time.Time { return modTime(dir) }, time.Minute, time.Millisecond).ShouldNot(Equal(before))
-			agent.Kill()
-			Eventually(agent).Should(gexec.Exit())
-			agent = kubesync(args...)
-			Eventually(agent.Err).Should(gbytes.Say("Resumed from the checkpoint"), "round %d", round)
-			Eventually(agent.Out).Should(gbytes.Say(`"status":"InSync"`))
-		}
-		stopWrites()
-		Eventually(func() error {
-			return consistency.Check(ctx, c.Config(), replayed(agent.Out.Contents()), types)
-		}).Should(Succeed())
-		Expect(replayed(agent.Out.Contents()).Anomalies()).To(BeEmpty())
+		killedWhileCheckpointing(ctx, c)
 	})
 
 	It("starts cold from a checkpoint of another cluster, logged once", func(ctx SpecContext) {
-		ns := c.Namespace(ctx, "ck-other")
-		types := []resources.Type{resources.Services.InNamespace(ns)}
-		c.Create(ctx, types[0], ns, env.Seq("obj", 20)...)
-		// The same address, but the kube-system namespace of another cluster.
-		path := statePath()
-		store, _, err := checkpoint.Open(path, checkpoint.Identity{Server: c.Config().Host, Cluster: "another-cluster"}, types)
-		Expect(err).NotTo(HaveOccurred())
-		ghost := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ghost", ResourceVersion: "3"}}
-		store.Record(types[0].Name, ns+"/ghost", "3", ghost)
-		store.Revision(types[0].Name, "3")
-		Expect(store.Close()).To(Succeed())
-
-		log, hook := logged()
-		_, m, obs := withCheckpoint(c.Config(), types, path, log)
-		env.InSync(m)
-		checked(ctx, c.Config(), m, types)
-		Expect(m.Count(types[0].Kind, syncer.KVNew)).To(Equal(20), "the ghost was never delivered")
-		Expect(m.Count(types[0].Kind, syncer.KVDeleted)).To(BeZero())
-		Expect(obs.Reasons(types[0].Name)).To(Equal(map[string]int{"initial": 1}))
-		Expect(messages(hook, logrus.WarnLevel)).To(ConsistOf("Checkpoint was taken from another cluster"))
+		coldFromOtherCluster(ctx, c)
 	})
 
 	It("starts cold from a checkpoint taken with other selectors, logged once", func(ctx SpecContext) {
@@ -151,31 +102,7 @@ var _ = Describe("Checkpoint and warm start", Ordered, func() {
 	})
 
 	It("reports a corrupt checkpoint once, then starts cold", func(ctx SpecContext) {
-		ns := c.Namespace(ctx, "ck-corrupt")
-		types := c.populate(ctx, ns, 30)
-		path := statePath()
-		log, _ := logged()
-		s, m, _ := withCheckpoint(c.Config(), types, path, log)
-		env.InSync(m)
-		s.Stop()
-		s.Wait()
-		b, err := os.ReadFile(path)
-		Expect(err).NotTo(HaveOccurred())
-		for i := 2 * 4096; i < len(b); i++ {
-			b[i] = byte(i * 7)
-		}
-		Expect(os.WriteFile(path, b, 0o600)).To(Succeed())
-
-		log, hook := logged()
-		_, m, obs := withCheckpoint(c.Config(), types, path, log)
-		env.InSync(m)
-		checked(ctx, c.Config(), m, types)
-		Expect(messages(hook, logrus.WarnLevel)).To(ConsistOf("Checkpoint is corrupt; moved aside, starting cold"))
-		Expect(path + ".corrupt").To(BeAnExistingFile())
-		for _, t := range types {
-			Expect(m.Count(t.Kind, syncer.KVNew)).To(Equal(30))
-			Expect(obs.Reasons(t.Name)).To(Equal(map[string]int{"initial": 1}))
-		}
+		coldFromCorrupt(ctx, c)
 	})
 
 	It("refuses, with one line, a checkpoint path that is a symlink or world-writable", func(ctx SpecContext) {
@@ -205,61 +132,159 @@ var _ = Describe("Checkpoint and warm start", Ordered, func() {
 	})
 
 	It("resumes with no list, one read of each type's revision that returns no object; changes meanwhile arrive as updates", func(ctx SpecContext) {
-		ns, types, p, path := c.checkpointed(ctx, "ck-fence", 30)
-		c.Create(ctx, types[0], ns, "while-stopped")
-		c.Remove(ctx, types[1], ns, "obj-0001")
-
-		// requests counts, over every type, LIST requests (pages) and streaming
-		// lists (WATCH with sendInitialEvents) seen at the proxy.
-		requests := func() (lists, streams int) {
-			for _, t := range types {
-				l := p.Requests(t.GVR.Group, t.GVR.Resource, "list")
-				lists += l
-				streams += len(p.Lists(t.GVR.Group, t.GVR.Resource)) - l
-			}
-			return lists, streams
-		}
-		lists, streams := requests()
-		log, _ := logged()
-		_, m, obs := withCheckpoint(p.Config(), types, path, log)
-		env.InSync(m)
-		checked(ctx, c.Config(), m, types)
-		Expect(m.Statuses()).To(Equal([]syncer.SyncStatus{syncer.ResyncInProgress, syncer.InSync}))
-		Expect(m.Count(types[0].Kind, syncer.KVNew)).To(Equal(31))
-		Expect(m.Count(types[1].Kind, syncer.KVDeleted)).To(Equal(1))
-		afterLists, afterStreams := requests()
-		Expect(afterLists-lists).To(BeZero(), "no LIST")
-		Expect(afterStreams-streams).To(Equal(len(types)), "one read of each type's revision")
-		for _, t := range types {
-			Expect(obs.Reasons(t.Name)).To(BeEmpty(), "%s watched on from its revision", t.Name)
-		}
+		resumedWithoutList(ctx, c)
 	})
 
 	It("delivers the snapshot while the apiserver is unreachable, stays ResyncInProgress, and recovers when it returns", func(ctx SpecContext) {
-		ns, types, p, path := c.checkpointed(ctx, "ck-down", 40)
-
-		p.Blackhole(true)
-		c.Create(ctx, types[0], ns, "while-down")
-		c.Remove(ctx, types[1], ns, "obj-0001")
-		log, hook := logged()
-		_, m, obs := withCheckpoint(p.Config(), types, path, log)
-		for _, t := range types {
-			Eventually(func() int { return m.Len(t.Kind) }).Should(Equal(40), "%s: the snapshot, from the file alone", t.Name)
-		}
-		Consistently(m.Statuses, "3s").Should(Equal([]syncer.SyncStatus{syncer.ResyncInProgress}))
-		Expect(messages(hook, logrus.InfoLevel)).To(ContainElement("Resumed from the checkpoint"))
-
-		p.Blackhole(false)
-		env.InSync(m)
-		checked(ctx, c.Config(), m, types)
-		Expect(m.Statuses()).To(Equal([]syncer.SyncStatus{syncer.ResyncInProgress, syncer.InSync}))
-		Expect(m.Count(types[0].Kind, syncer.KVNew)).To(Equal(41))
-		Expect(m.Count(types[1].Kind, syncer.KVDeleted)).To(Equal(1))
-		for _, t := range types {
-			Expect(obs.Reasons(t.Name)).To(BeEmpty(), "%s watched on from its revision", t.Name)
-		}
+		resumedWhileUnreachable(ctx, c)
 	})
 })
+
+// killedWhileCheckpointing checks that it loses nothing when the agent is killed with SIGKILL while writes go on and a checkpoint is being written.
+func killedWhileCheckpointing(ctx SpecContext, c *cluster) {
+	ns := c.Namespace(ctx, "ck-kill")
+	types := c.populate(ctx, ns, 100)
+	dir := filepath.Join(GinkgoT().TempDir(), "state")
+	args := []string{"watch", "dataplane", "--kubeconfig", writeKubeconfig(c.Config()), "-n", ns,
+		"--types", "services,networksets.crd.projectcalico.org", "--state-dir", dir, "--log-level", "info"}
+
+	agent := kubesync(args...)
+	Eventually(agent.Out).Should(gbytes.Say(`"status":"InSync"`))
+	stopWrites := c.keepWriting(ctx, ns)
+	// Three times: SIGKILL the moment a checkpoint write touches the file, then
+	// start again from it, while the writes go on.
+	for round := range 3 {
+		// A write touches the file several times within milliseconds, and writes
+		// are seconds apart: wait for one to finish (the file quiet for 500ms),
+		// then kill the agent the moment the next one touches the file.
+		before := modTime(dir)
+		Eventually(func() time.Time { return modTime(dir) }, time.Minute, time.Millisecond).ShouldNot(Equal(before))
+		Eventually(func() time.Duration { return time.Since(modTime(dir)) }, time.Minute).Should(BeNumerically(">", 500*time.Millisecond))
+		before = modTime(dir)
+		Eventually(func() time.Time { return modTime(dir) }, time.Minute, time.Millisecond).ShouldNot(Equal(before))
+		agent.Kill()
+		Eventually(agent).Should(gexec.Exit())
+		agent = kubesync(args...)
+		Eventually(agent.Err).Should(gbytes.Say("Resumed from the checkpoint"), "round %d", round)
+		Eventually(agent.Out).Should(gbytes.Say(`"status":"InSync"`))
+	}
+	stopWrites()
+	Eventually(func() error {
+		return consistency.Check(ctx, c.Config(), replayed(agent.Out.Contents()), types)
+	}).Should(Succeed())
+	Expect(replayed(agent.Out.Contents()).Anomalies()).To(BeEmpty())
+}
+
+// coldFromOtherCluster checks that it starts cold from a checkpoint of another cluster, logged once.
+func coldFromOtherCluster(ctx SpecContext, c *cluster) {
+	ns := c.Namespace(ctx, "ck-other")
+	types := []resources.Type{resources.Services.InNamespace(ns)}
+	c.Create(ctx, types[0], ns, env.Seq("obj", 20)...)
+	// The same address, but the kube-system namespace of another cluster.
+	path := statePath()
+	store, _, err := checkpoint.Open(path, checkpoint.Identity{Server: c.Config().Host, Cluster: "another-cluster"}, types)
+	Expect(err).NotTo(HaveOccurred())
+	ghost := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ghost", ResourceVersion: "3"}}
+	store.Record(types[0].Name, ns+"/ghost", "3", ghost)
+	store.Revision(types[0].Name, "3")
+	Expect(store.Close()).To(Succeed())
+
+	log, hook := logged()
+	_, m, obs := withCheckpoint(c.Config(), types, path, log)
+	env.InSync(m)
+	checked(ctx, c.Config(), m, types)
+	Expect(m.Count(types[0].Kind, syncer.KVNew)).To(Equal(20), "the ghost was never delivered")
+	Expect(m.Count(types[0].Kind, syncer.KVDeleted)).To(BeZero())
+	Expect(obs.Reasons(types[0].Name)).To(Equal(map[string]int{"initial": 1}))
+	Expect(messages(hook, logrus.WarnLevel)).To(ConsistOf("Checkpoint was taken from another cluster"))
+}
+
+// coldFromCorrupt checks that it reports a corrupt checkpoint once, then starts cold.
+func coldFromCorrupt(ctx SpecContext, c *cluster) {
+	ns := c.Namespace(ctx, "ck-corrupt")
+	types := c.populate(ctx, ns, 30)
+	path := statePath()
+	log, _ := logged()
+	s, m, _ := withCheckpoint(c.Config(), types, path, log)
+	env.InSync(m)
+	s.Stop()
+	s.Wait()
+	b, err := os.ReadFile(path)
+	Expect(err).NotTo(HaveOccurred())
+	for i := 2 * 4096; i < len(b); i++ {
+		b[i] = byte(i * 7)
+	}
+	Expect(os.WriteFile(path, b, 0o600)).To(Succeed())
+
+	log, hook := logged()
+	_, m, obs := withCheckpoint(c.Config(), types, path, log)
+	env.InSync(m)
+	checked(ctx, c.Config(), m, types)
+	Expect(messages(hook, logrus.WarnLevel)).To(ConsistOf("Checkpoint is corrupt; moved aside, starting cold"))
+	Expect(path + ".corrupt").To(BeAnExistingFile())
+	for _, t := range types {
+		Expect(m.Count(t.Kind, syncer.KVNew)).To(Equal(30))
+		Expect(obs.Reasons(t.Name)).To(Equal(map[string]int{"initial": 1}))
+	}
+}
+
+// resumedWithoutList checks that it resumes with no list, one read of each type's revision that returns no object; changes meanwhile arrive as updates.
+func resumedWithoutList(ctx SpecContext, c *cluster) {
+	ns, types, p, path := c.checkpointed(ctx, "ck-fence", 30)
+	c.Create(ctx, types[0], ns, "while-stopped")
+	c.Remove(ctx, types[1], ns, "obj-0001")
+
+	// requests counts, over every type, LIST requests (pages) and streaming
+	// lists (WATCH with sendInitialEvents) seen at the proxy.
+	requests := func() (lists, streams int) {
+		for _, t := range types {
+			l := p.Requests(t.GVR.Group, t.GVR.Resource, "list")
+			lists += l
+			streams += len(p.Lists(t.GVR.Group, t.GVR.Resource)) - l
+		}
+		return lists, streams
+	}
+	lists, streams := requests()
+	log, _ := logged()
+	_, m, obs := withCheckpoint(p.Config(), types, path, log)
+	env.InSync(m)
+	checked(ctx, c.Config(), m, types)
+	Expect(m.Statuses()).To(Equal([]syncer.SyncStatus{syncer.ResyncInProgress, syncer.InSync}))
+	Expect(m.Count(types[0].Kind, syncer.KVNew)).To(Equal(31))
+	Expect(m.Count(types[1].Kind, syncer.KVDeleted)).To(Equal(1))
+	afterLists, afterStreams := requests()
+	Expect(afterLists-lists).To(BeZero(), "no LIST")
+	Expect(afterStreams-streams).To(Equal(len(types)), "one read of each type's revision")
+	for _, t := range types {
+		Expect(obs.Reasons(t.Name)).To(BeEmpty(), "%s watched on from its revision", t.Name)
+	}
+}
+
+// resumedWhileUnreachable checks that it delivers the snapshot while the apiserver is unreachable, stays ResyncInProgress, and recovers when it returns.
+func resumedWhileUnreachable(ctx SpecContext, c *cluster) {
+	ns, types, p, path := c.checkpointed(ctx, "ck-down", 40)
+
+	p.Blackhole(true)
+	c.Create(ctx, types[0], ns, "while-down")
+	c.Remove(ctx, types[1], ns, "obj-0001")
+	log, hook := logged()
+	_, m, obs := withCheckpoint(p.Config(), types, path, log)
+	for _, t := range types {
+		Eventually(func() int { return m.Len(t.Kind) }).Should(Equal(40), "%s: the snapshot, from the file alone", t.Name)
+	}
+	Consistently(m.Statuses, "3s").Should(Equal([]syncer.SyncStatus{syncer.ResyncInProgress}))
+	Expect(messages(hook, logrus.InfoLevel)).To(ContainElement("Resumed from the checkpoint"))
+
+	p.Blackhole(false)
+	env.InSync(m)
+	checked(ctx, c.Config(), m, types)
+	Expect(m.Statuses()).To(Equal([]syncer.SyncStatus{syncer.ResyncInProgress, syncer.InSync}))
+	Expect(m.Count(types[0].Kind, syncer.KVNew)).To(Equal(41))
+	Expect(m.Count(types[1].Kind, syncer.KVDeleted)).To(Equal(1))
+	for _, t := range types {
+		Expect(obs.Reasons(t.Name)).To(BeEmpty(), "%s watched on from its revision", t.Name)
+	}
+}
 
 var _ = Describe("Checkpoint after compaction", Ordered, func() {
 	var c *cluster

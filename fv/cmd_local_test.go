@@ -88,63 +88,7 @@ var _ = Describe("kubesync watch --local, run as a user would", func() {
 	})
 
 	It("makes demo changes that a client of its kubeconfig sees, and cleans up at SIGHUP", func(ctx SpecContext) {
-		s := asUser(tmp, buildCommand(), "watch", "routing", "--local", "--demo-changes", "20", "-o", "json")
-		Eventually(s.Err, localStart).Should(gbytes.Say(`admin kubeconfig \(removed at exit\): \S+\n`))
-		kubeconfig := regexp.MustCompile(`admin kubeconfig \(removed at exit\): (\S+)`).FindStringSubmatch(string(s.Err.Contents()))[1]
-		Expect(string(s.Err.Contents())).To(ContainSubstring("kubectl --kubeconfig " + kubeconfig + " get "))
-		fi, err := os.Stat(kubeconfig)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(fi.Mode().Perm()).To(Equal(os.FileMode(0o600)))
-
-		By("New, Updated and Deleted records of the demo's objects, for at least three types")
-		Eventually(func() []string {
-			seen := map[string]map[string]bool{}
-			for _, r := range records(s.Out.Contents()) {
-				if strings.HasPrefix(r.Name, "demo-") {
-					if seen[r.Kind] == nil {
-						seen[r.Kind] = map[string]bool{}
-					}
-					seen[r.Kind][r.Type] = true
-				}
-			}
-			var complete []string
-			for kind, types := range seen {
-				if types["New"] && types["Updated"] && types["Deleted"] {
-					complete = append(complete, kind)
-				}
-			}
-			return complete
-		}, time.Minute).Should(WithTransform(func(kinds []string) int { return len(kinds) }, BeNumerically(">=", 3)))
-
-		By("listing with the printed kubeconfig the objects the command printed")
-		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-		Expect(err).NotTo(HaveOccurred())
-		dyn, err := dynamic.NewForConfig(cfg)
-		Expect(err).NotTo(HaveOccurred())
-		list, err := dyn.Resource(resources.Nodes.GVR).List(ctx, metav1.ListOptions{})
-		Expect(err).NotTo(HaveOccurred())
-		Expect(list.Items).NotTo(BeEmpty())
-		Eventually(func() []string {
-			printed := map[string]bool{}
-			for _, r := range records(s.Out.Contents()) {
-				if r.Kind == "Node" && r.Type == "New" {
-					printed[r.Name] = true
-				}
-			}
-			var missing []string
-			for _, o := range list.Items {
-				if !printed[o.GetName()] {
-					missing = append(missing, o.GetName())
-				}
-			}
-			return missing
-		}).Should(BeEmpty())
-
-		By("a closed terminal (SIGHUP) ending it once in sync")
-		Expect(records(s.Out.Contents())).To(ContainElement(HaveField("Status", "InSync")))
-		s.Signal(syscall.SIGHUP)
-		Eventually(s, time.Minute).Should(gexec.Exit(0))
-		leavesNothing()
+		demoChangesSeen(ctx, tmp, leavesNothing)
 	})
 
 	It("leaves no control-plane process when it is killed", func() {
@@ -155,6 +99,67 @@ var _ = Describe("kubesync watch --local, run as a user would", func() {
 		Eventually(func() []string { return controlPlaneProcesses(tmp) }, 10*time.Second).Should(BeEmpty())
 	})
 })
+
+// demoChangesSeen checks that it makes demo changes that a client of its kubeconfig sees, and cleans up at SIGHUP.
+func demoChangesSeen(ctx SpecContext, tmp string, leavesNothing func()) {
+	s := asUser(tmp, buildCommand(), "watch", "routing", "--local", "--demo-changes", "20", "-o", "json")
+	Eventually(s.Err, localStart).Should(gbytes.Say(`admin kubeconfig \(removed at exit\): \S+\n`))
+	kubeconfig := regexp.MustCompile(`admin kubeconfig \(removed at exit\): (\S+)`).FindStringSubmatch(string(s.Err.Contents()))[1]
+	Expect(string(s.Err.Contents())).To(ContainSubstring("kubectl --kubeconfig " + kubeconfig + " get "))
+	fi, err := os.Stat(kubeconfig)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(fi.Mode().Perm()).To(Equal(os.FileMode(0o600)))
+
+	By("New, Updated and Deleted records of the demo's objects, for at least three types")
+	Eventually(func() []string {
+		seen := map[string]map[string]bool{}
+		for _, r := range records(s.Out.Contents()) {
+			if strings.HasPrefix(r.Name, "demo-") {
+				if seen[r.Kind] == nil {
+					seen[r.Kind] = map[string]bool{}
+				}
+				seen[r.Kind][r.Type] = true
+			}
+		}
+		var complete []string
+		for kind, types := range seen {
+			if types["New"] && types["Updated"] && types["Deleted"] {
+				complete = append(complete, kind)
+			}
+		}
+		return complete
+	}, time.Minute).Should(WithTransform(func(kinds []string) int { return len(kinds) }, BeNumerically(">=", 3)))
+
+	By("listing with the printed kubeconfig the objects the command printed")
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	Expect(err).NotTo(HaveOccurred())
+	dyn, err := dynamic.NewForConfig(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	list, err := dyn.Resource(resources.Nodes.GVR).List(ctx, metav1.ListOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(list.Items).NotTo(BeEmpty())
+	Eventually(func() []string {
+		printed := map[string]bool{}
+		for _, r := range records(s.Out.Contents()) {
+			if r.Kind == "Node" && r.Type == "New" {
+				printed[r.Name] = true
+			}
+		}
+		var missing []string
+		for _, o := range list.Items {
+			if !printed[o.GetName()] {
+				missing = append(missing, o.GetName())
+			}
+		}
+		return missing
+	}).Should(BeEmpty())
+
+	By("a closed terminal (SIGHUP) ending it once in sync")
+	Expect(records(s.Out.Contents())).To(ContainElement(HaveField("Status", "InSync")))
+	s.Signal(syscall.SIGHUP)
+	Eventually(s, time.Minute).Should(gexec.Exit(0))
+	leavesNothing()
+}
 
 var _ = Describe("kubesync without --local", func() {
 	It("creates no folder, even with an empty HOME", func() {

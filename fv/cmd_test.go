@@ -113,24 +113,7 @@ var _ = Describe("The kubesync command", Ordered, func() {
 	})
 
 	It("names a forbidden type on stderr, goes on with the others, and says when it recovers", func(ctx SpecContext) {
-		role := dataplane.ClusterRole("dataplane-but-services")
-		for i := range role.Rules {
-			role.Rules[i].Resources = without(role.Rules[i].Resources, "services")
-		}
-		cfg, err := c.AddUserWithRole(ctx, "no-services", role)
-		Expect(err).NotTo(HaveOccurred())
-		s := kubesync("watch", "dataplane", "--kubeconfig", writeKubeconfig(cfg), "-o", "json")
-		Eventually(s.Out).Should(gbytes.Say(`"status":"InSync"`))
-		Eventually(s.Err).Should(gbytes.Say(`services`))
-		_, recs := replay(s.Out.Contents())
-		Expect(recs).To(ContainElement(And(
-			HaveField("SyncFailed", "services"), HaveField("Reason", "forbidden"))))
-		Expect(s.ExitCode()).To(Equal(-1), "still running")
-
-		Expect(c.GrantUserAccess(ctx, "no-services", "", "services", "list", "watch")).To(Succeed())
-		Eventually(s.Err).Should(gbytes.Say(`kubesync: services recovered: watching it again\n`))
-		Eventually(func() []record { _, recs := replay(s.Out.Contents()); return recs }).Should(
-			ContainElement(HaveField("SyncRecovered", "services")))
+		forbiddenTypeNamed(ctx, c, dataplane)
 	})
 
 	It("gives up with one line when the apiserver refuses its token for --connect-timeout", func() {
@@ -144,14 +127,7 @@ var _ = Describe("The kubesync command", Ordered, func() {
 	})
 
 	It("counts in its table footer the types a user may watch, of all", func(ctx SpecContext) {
-		role := dataplane.ClusterRole("dataplane-pods-and-services")
-		role.Rules = []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods", "services"}, Verbs: []string{"list", "watch"}}}
-		cfg, err := c.AddUserWithRole(ctx, "pods-and-services", role)
-		Expect(err).NotTo(HaveOccurred())
-		s := kubesync("watch", "dataplane", "--kubeconfig", writeKubeconfig(cfg), "-o", "table")
-		Eventually(s.Out).Should(gbytes.Say(`in sync: 2 of 17 types, \d+ objects; 15 forbidden\n`))
-		Expect(s.ExitCode()).To(Equal(-1), "still running")
-		Expect(strings.Count(string(s.Err.Contents()), "(403), retrying")).To(Equal(15))
+		footerCountsWatchable(ctx, c, dataplane)
 	})
 
 	DescribeTable("gives bad input a one-line error and an exit code",
@@ -180,6 +156,40 @@ var _ = Describe("The kubesync command", Ordered, func() {
 		}),
 	)
 })
+
+// forbiddenTypeNamed checks that it names a forbidden type on stderr, goes on with the others, and says when it recovers.
+func forbiddenTypeNamed(ctx SpecContext, c *cluster, dataplane watchersets.Set) {
+	role := dataplane.ClusterRole("dataplane-but-services")
+	for i := range role.Rules {
+		role.Rules[i].Resources = without(role.Rules[i].Resources, "services")
+	}
+	cfg, err := c.AddUserWithRole(ctx, "no-services", role)
+	Expect(err).NotTo(HaveOccurred())
+	s := kubesync("watch", "dataplane", "--kubeconfig", writeKubeconfig(cfg), "-o", "json")
+	Eventually(s.Out).Should(gbytes.Say(`"status":"InSync"`))
+	Eventually(s.Err).Should(gbytes.Say(`services`))
+	_, recs := replay(s.Out.Contents())
+	Expect(recs).To(ContainElement(And(
+		HaveField("SyncFailed", "services"), HaveField("Reason", "forbidden"))))
+	Expect(s.ExitCode()).To(Equal(-1), "still running")
+
+	Expect(c.GrantUserAccess(ctx, "no-services", "", "services", "list", "watch")).To(Succeed())
+	Eventually(s.Err).Should(gbytes.Say(`kubesync: services recovered: watching it again\n`))
+	Eventually(func() []record { _, recs := replay(s.Out.Contents()); return recs }).Should(
+		ContainElement(HaveField("SyncRecovered", "services")))
+}
+
+// footerCountsWatchable checks that it counts in its table footer the types a user may watch, of all.
+func footerCountsWatchable(ctx SpecContext, c *cluster, dataplane watchersets.Set) {
+	role := dataplane.ClusterRole("dataplane-pods-and-services")
+	role.Rules = []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods", "services"}, Verbs: []string{"list", "watch"}}}
+	cfg, err := c.AddUserWithRole(ctx, "pods-and-services", role)
+	Expect(err).NotTo(HaveOccurred())
+	s := kubesync("watch", "dataplane", "--kubeconfig", writeKubeconfig(cfg), "-o", "table")
+	Eventually(s.Out).Should(gbytes.Say(`in sync: 2 of 17 types, \d+ objects; 15 forbidden\n`))
+	Expect(s.ExitCode()).To(Equal(-1), "still running")
+	Expect(strings.Count(string(s.Err.Contents()), "(403), retrying")).To(Equal(15))
+}
 
 var _ = Describe("The command's metrics", func() {
 	It("show the relist counter rise for the expired type alone", func(ctx SpecContext) {

@@ -36,12 +36,10 @@ var _ = Describe("Half-open connections over HTTP/1.1", Ordered, func() {
 	// (the last event came before it); the re-open waits at most one backoff step.
 	bound := progress + time.Duration(float64(backoff.Duration)*(1+backoff.Jitter))
 
+	st := &stalls{types: types, progress: progress, slack: slack, bound: bound}
 	var (
 		c        *env.Cluster
 		p        *harness.Proxy
-		m        *consistency.Mirror
-		obs      *env.Observer
-		writes   *writeLog
 		timeouts timeoutLog
 	)
 
@@ -55,7 +53,9 @@ var _ = Describe("Half-open connections over HTTP/1.1", Ordered, func() {
 		p, err = harness.NewProxy(c.ControlPlane, harness.WithProxyRequestObserver(timeouts.observe))
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(p.Close)
-		_, m, obs = env.Run(p.Config(), types, syncer.WithWatchProgressTimeout(progress))
+		var m *consistency.Mirror
+		_, m, st.obs = env.Run(p.Config(), types, syncer.WithWatchProgressTimeout(progress))
+		st.c, st.p, st.m = c, p, m
 		env.InSync(m)
 		env.Consistent(ctx, c.Config(), m, types)
 		for _, t := range types {
@@ -65,68 +65,20 @@ var _ = Describe("Half-open connections over HTTP/1.1", Ordered, func() {
 		// Every type sees a write a second, before and during the stalls: a watch
 		// that goes silent is the proxy's doing, never a quiet type's.
 		writeCtx, stop := context.WithCancel(context.Background())
-		writes = keepWriting(writeCtx, c, types, ns, time.Second)
+		st.writes = keepWriting(writeCtx, c, types, ns, time.Second)
 		DeferCleanup(func() {
 			stop()
-			Expect(writes.wait()).To(Succeed())
+			Expect(st.writes.wait()).To(Succeed())
 		})
 	})
 
-	// stallAndRecover stalls the connections that stall() picks, checks that the
-	// stalled types see nothing of what is written for half the progress deadline,
-	// and that every write made during the stall is seen within the bound.
-	stallAndRecover := func(ctx context.Context, stalled []resources.Type, stall func() int) {
-		flowing := typesWithout(types, stalled)
-		before := env.RequestsByType(ctx, c.ControlPlane, types)
-		watches := func(t resources.Type) int { return p.Requests(t.GVR.Group, t.GVR.Resource, "watch") }
-		watched := map[string]int{}
-		for _, t := range types {
-			watched[t.Name] = watches(t)
-		}
-
-		start := time.Now()
-		Expect(stall()).To(Equal(len(stalled)), "one watch per stalled type")
-		Consistently(func() []string { return writes.seen(m, stalled, start, time.Now()) }).
-			WithTimeout(progress/2).Should(BeEmpty(), "nothing reaches a stalled type before its progress deadline")
-		during := writes.since(start)
-		for _, t := range flowing {
-			Eventually(func() []string { return writes.unseen(m, []resources.Type{t}, start, time.Now().Add(-slack)) }).
-				WithTimeout(slack).Should(BeEmpty(), "%s keeps flowing during the stall", t.Name)
-		}
-
-		Eventually(func() []string { return unseen(m, during) }).WithTimeout(time.Until(start.Add(bound+slack))).
-			Should(BeEmpty(), "every write of the stall seen within the progress deadline (%s) plus one backoff step", progress)
-		GinkgoWriter.Printf("stall of %d types: the %d writes made during it seen %s after it began (bound %s + %s slack)\n",
-			len(stalled), len(during), time.Since(start).Round(time.Millisecond), bound, slack)
-
-		// Scraped before the consistency check, whose own lists would count.
-		after := env.RequestsByType(ctx, c.ControlPlane, types)
-		for _, t := range types {
-			Expect(after[t.Name].Lists).To(Equal(before[t.Name].Lists), "%s listed at the apiserver", t.Name)
-			Expect(obs.Reasons(t.Name)).To(Equal(map[string]int{"initial": 1}), "%s listed only once", t.Name)
-		}
-		for _, t := range stalled {
-			Expect(watches(t)).To(Equal(watched[t.Name]+1), "%s re-opened its watch, once", t.Name)
-			Eventually(func() int { return p.OpenStreams(t.GVR.Group, t.GVR.Resource) }).Should(Equal(1),
-				"the stalled connection of %s closed by the syncer, its new watch open", t.Name)
-		}
-		for _, t := range flowing {
-			Expect(watches(t)).To(Equal(watched[t.Name]), "%s kept its watch", t.Name)
-		}
-		env.Consistent(ctx, c.Config(), m, types)
-		env.InSync(m)
-		Expect(m.Anomalies()).To(BeEmpty())
-		Expect(p.Protocols()).To(HaveLen(1))
-		Expect(p.Protocols()).To(HaveKey("HTTP/1.1"))
-	}
-
 	It("notices one type's silent watch, re-opens it from its revision, and leaves the others be", func(ctx SpecContext) {
 		t := types[0]
-		stallAndRecover(ctx, []resources.Type{t}, func() int { return p.StallOpen(t.GVR.Group, t.GVR.Resource) })
+		st.stallAndRecover(ctx, []resources.Type{t}, func() int { return p.StallOpen(t.GVR.Group, t.GVR.Resource) })
 	})
 
 	It("notices every watch gone silent at once", func(ctx SpecContext) {
-		stallAndRecover(ctx, types, p.StallOpenAll)
+		st.stallAndRecover(ctx, types, p.StallOpenAll)
 	})
 
 	It("sends watches with a randomized timeoutSeconds, as client-go's reflector does", func() {
@@ -139,6 +91,68 @@ var _ = Describe("Half-open connections over HTTP/1.1", Ordered, func() {
 		GinkgoWriter.Printf("watch timeoutSeconds seen: %v\n", seen)
 	})
 })
+
+// stalls is what the half-open specs share: the cluster, the proxy, the syncer's
+// mirror and observer, the writes, and the deadlines.
+type stalls struct {
+	c      *env.Cluster
+	p      *harness.Proxy
+	m      *consistency.Mirror
+	obs    *env.Observer
+	writes *writeLog
+	types  []resources.Type
+	// progress is the syncer's progress deadline, slack what a loaded machine may
+	// add, bound the longest a stalled watch may take to recover.
+	progress, slack, bound time.Duration
+}
+
+// stallAndRecover stalls the connections that stall() picks, checks that the
+// stalled types see nothing of what is written for half the progress deadline,
+// and that every write made during the stall is seen within the bound.
+func (st *stalls) stallAndRecover(ctx context.Context, stalled []resources.Type, stall func() int) {
+	flowing := typesWithout(st.types, stalled)
+	before := env.RequestsByType(ctx, st.c.ControlPlane, st.types)
+	watches := func(t resources.Type) int { return st.p.Requests(t.GVR.Group, t.GVR.Resource, "watch") }
+	watched := map[string]int{}
+	for _, t := range st.types {
+		watched[t.Name] = watches(t)
+	}
+
+	start := time.Now()
+	Expect(stall()).To(Equal(len(stalled)), "one watch per stalled type")
+	Consistently(func() []string { return st.writes.seen(st.m, stalled, start, time.Now()) }).
+		WithTimeout(st.progress/2).Should(BeEmpty(), "nothing reaches a stalled type before its progress deadline")
+	during := st.writes.since(start)
+	for _, t := range flowing {
+		Eventually(func() []string { return st.writes.unseen(st.m, []resources.Type{t}, start, time.Now().Add(-st.slack)) }).
+			WithTimeout(st.slack).Should(BeEmpty(), "%s keeps flowing during the stall", t.Name)
+	}
+
+	Eventually(func() []string { return unseen(st.m, during) }).WithTimeout(time.Until(start.Add(st.bound+st.slack))).
+		Should(BeEmpty(), "every write of the stall seen within the progress deadline (%s) plus one backoff step", st.progress)
+	GinkgoWriter.Printf("stall of %d types: the %d writes made during it seen %s after it began (bound %s + %s slack)\n",
+		len(stalled), len(during), time.Since(start).Round(time.Millisecond), st.bound, st.slack)
+
+	// Scraped before the consistency check, whose own lists would count.
+	after := env.RequestsByType(ctx, st.c.ControlPlane, st.types)
+	for _, t := range st.types {
+		Expect(after[t.Name].Lists).To(Equal(before[t.Name].Lists), "%s listed at the apiserver", t.Name)
+		Expect(st.obs.Reasons(t.Name)).To(Equal(map[string]int{"initial": 1}), "%s listed only once", t.Name)
+	}
+	for _, t := range stalled {
+		Expect(watches(t)).To(Equal(watched[t.Name]+1), "%s re-opened its watch, once", t.Name)
+		Eventually(func() int { return st.p.OpenStreams(t.GVR.Group, t.GVR.Resource) }).Should(Equal(1),
+			"the stalled connection of %s closed by the syncer, its new watch open", t.Name)
+	}
+	for _, t := range flowing {
+		Expect(watches(t)).To(Equal(watched[t.Name]), "%s kept its watch", t.Name)
+	}
+	env.Consistent(ctx, st.c.Config(), st.m, st.types)
+	env.InSync(st.m)
+	Expect(st.m.Anomalies()).To(BeEmpty())
+	Expect(st.p.Protocols()).To(HaveLen(1))
+	Expect(st.p.Protocols()).To(HaveKey("HTTP/1.1"))
+}
 
 // timeoutLog keeps the timeoutSeconds of the watches a proxy saw.
 type timeoutLog struct {
