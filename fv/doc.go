@@ -1,5 +1,8 @@
 // Package fv holds the functional verification of kubesync: ginkgo specs that run
-// the syncer against a real etcd and kube-apiserver (started by fv/harness from
-// the binaries that tools/controlplane pins), inject faults through a proxy, and
-// check the result with fv/consistency and the apiserver's own metrics.
+// the syncer and the command against a real etcd and kube-apiserver (from the
+// binaries that tools/controlplane pins, started through fv/env), inject faults
+// through fv/harness's proxy, and check the result with fv/consistency and the
+// apiserver's own metrics. The specs that spend minutes waiting have packages of
+// their own, so that `go test ./...` runs them beside these: fv/soak, fv/liveness
+// and fv/chaosspec.
 package fv
