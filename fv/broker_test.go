@@ -114,7 +114,8 @@ var _ = Describe("Broker", Ordered, func() {
 	})
 })
 
-// subscribersReachServer checks that it brings three subscribers of one syncer, one slow and one late, to the server's state.
+// subscribersReachServer is the spec that it brings three subscribers of one syncer,
+// one slow and one late, to the server's state.
 func subscribersReachServer(ctx SpecContext, c *cluster) {
 	broker := snapshot.NewBroker()
 	log := logrus.New()

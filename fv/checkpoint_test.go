@@ -140,7 +140,8 @@ var _ = Describe("Checkpoint and warm start", Ordered, func() {
 	})
 })
 
-// killedWhileCheckpointing checks that it loses nothing when the agent is killed with SIGKILL while writes go on and a checkpoint is being written.
+// killedWhileCheckpointing is the spec that it loses nothing when the agent is killed
+// with SIGKILL while writes go on and a checkpoint is being written.
 func killedWhileCheckpointing(ctx SpecContext, c *cluster) {
 	ns := c.Namespace(ctx, "ck-kill")
 	types := c.populate(ctx, ns, 100)
@@ -175,7 +176,8 @@ func killedWhileCheckpointing(ctx SpecContext, c *cluster) {
 	Expect(replayed(agent.Out.Contents()).Anomalies()).To(BeEmpty())
 }
 
-// coldFromOtherCluster checks that it starts cold from a checkpoint of another cluster, logged once.
+// coldFromOtherCluster is the spec that it starts cold from a checkpoint of another
+// cluster, logged once.
 func coldFromOtherCluster(ctx SpecContext, c *cluster) {
 	ns := c.Namespace(ctx, "ck-other")
 	types := []resources.Type{resources.Services.InNamespace(ns)}
@@ -199,7 +201,8 @@ func coldFromOtherCluster(ctx SpecContext, c *cluster) {
 	Expect(messages(hook, logrus.WarnLevel)).To(ConsistOf("Checkpoint was taken from another cluster"))
 }
 
-// coldFromCorrupt checks that it reports a corrupt checkpoint once, then starts cold.
+// coldFromCorrupt is the spec that it reports a corrupt checkpoint once, then starts
+// cold.
 func coldFromCorrupt(ctx SpecContext, c *cluster) {
 	ns := c.Namespace(ctx, "ck-corrupt")
 	types := c.populate(ctx, ns, 30)
@@ -228,7 +231,8 @@ func coldFromCorrupt(ctx SpecContext, c *cluster) {
 	}
 }
 
-// resumedWithoutList checks that it resumes with no list, one read of each type's revision that returns no object; changes meanwhile arrive as updates.
+// resumedWithoutList is the spec that it resumes with no list, one read of each type's
+// revision that returns no object; changes meanwhile arrive as updates.
 func resumedWithoutList(ctx SpecContext, c *cluster) {
 	ns, types, p, path := c.checkpointed(ctx, "ck-fence", 30)
 	c.Create(ctx, types[0], ns, "while-stopped")
@@ -260,7 +264,8 @@ func resumedWithoutList(ctx SpecContext, c *cluster) {
 	}
 }
 
-// resumedWhileUnreachable checks that it delivers the snapshot while the apiserver is unreachable, stays ResyncInProgress, and recovers when it returns.
+// resumedWhileUnreachable is the spec that it delivers the snapshot while the
+// apiserver is unreachable, stays ResyncInProgress, and recovers when it returns.
 func resumedWhileUnreachable(ctx SpecContext, c *cluster) {
 	ns, types, p, path := c.checkpointed(ctx, "ck-down", 40)
 

@@ -100,7 +100,8 @@ var _ = Describe("kubesync watch --local, run as a user would", func() {
 	})
 })
 
-// demoChangesSeen checks that it makes demo changes that a client of its kubeconfig sees, and cleans up at SIGHUP.
+// demoChangesSeen is the spec that it makes demo changes that a client of its
+// kubeconfig sees, and cleans up at SIGHUP.
 func demoChangesSeen(ctx SpecContext, tmp string, leavesNothing func()) {
 	s := asUser(tmp, buildCommand(), "watch", "routing", "--local", "--demo-changes", "20", "-o", "json")
 	Eventually(s.Err, localStart).Should(gbytes.Say(`admin kubeconfig \(removed at exit\): \S+\n`))

@@ -157,7 +157,8 @@ var _ = Describe("The kubesync command", Ordered, func() {
 	)
 })
 
-// forbiddenTypeNamed checks that it names a forbidden type on stderr, goes on with the others, and says when it recovers.
+// forbiddenTypeNamed is the spec that it names a forbidden type on stderr, goes on
+// with the others, and says when it recovers.
 func forbiddenTypeNamed(ctx SpecContext, c *cluster, dataplane watchersets.Set) {
 	role := dataplane.ClusterRole("dataplane-but-services")
 	for i := range role.Rules {
@@ -179,7 +180,8 @@ func forbiddenTypeNamed(ctx SpecContext, c *cluster, dataplane watchersets.Set) 
 		ContainElement(HaveField("SyncRecovered", "services")))
 }
 
-// footerCountsWatchable checks that it counts in its table footer the types a user may watch, of all.
+// footerCountsWatchable is the spec that it counts in its table footer the types a
+// user may watch, of all.
 func footerCountsWatchable(ctx SpecContext, c *cluster, dataplane watchersets.Set) {
 	role := dataplane.ClusterRole("dataplane-pods-and-services")
 	role.Rules = []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods", "services"}, Verbs: []string{"list", "watch"}}}
