@@ -24,8 +24,8 @@ import (
 	"github.com/kubesync/kubesync/crds"
 	"github.com/kubesync/kubesync/fv/bench"
 	"github.com/kubesync/kubesync/internal/controlplane"
-	"github.com/kubesync/kubesync/internal/rawmeta"
 	"github.com/kubesync/kubesync/internal/samples"
+	"github.com/kubesync/kubesync/internal/wire/meta"
 	"github.com/kubesync/kubesync/resources"
 )
 
@@ -38,7 +38,7 @@ type codecResult struct {
 // nets each; KUBESYNC_BENCH_NETWORKSETS of them, 20,000 by default) from a real
 // apiserver with the CBORServingAndStorage gate on, once as JSON and once as CBOR,
 // and decodes the list three ways: in full into unstructured objects (what
-// the dynamic client does), metadata only (rawmeta.DocItems and DocMeta: what the
+// the dynamic client does), metadata only (meta.DocItems and DocMeta: what the
 // ledger needs), and metadata plus a full decode of 1% of the items (a relist
 // where 1% changed). It prints the wire bytes, decode CPU and allocations per
 // object side by side.
@@ -137,8 +137,8 @@ func decodeFull(decode decodeFunc) func([]byte) error {
 func decodeMeta(full decodeFunc) func([]byte) error {
 	return func(page []byte) error {
 		i := 0
-		_, err := rawmeta.DocItems(page, func(item []byte) error {
-			if _, err := rawmeta.DocMeta(item); err != nil {
+		_, err := meta.DocItems(page, func(item []byte) error {
+			if _, err := meta.DocMeta(item); err != nil {
 				return err
 			}
 			i++

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubesync/kubesync/fv/consistency"
 	"github.com/kubesync/kubesync/fv/env"
+	"github.com/kubesync/kubesync/internal/wire"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/snapshot"
 	"github.com/kubesync/kubesync/syncer"
@@ -89,9 +90,9 @@ var _ = Describe("A Store of lazy values", func() {
 		Expect(err).NotTo(HaveOccurred())
 		// Built-in types as protobuf through the typed client, custom ones through
 		// the dynamic client.
-		clients := resources.Clients{Typed: cs, Dynamic: c.Dyn}
+		clients := wire.Clients{Typed: cs, Dynamic: c.Dyn}
 		for _, t := range types {
-			list, err := t.ListerWatcher(clients).ListWithContext(ctx, metav1.ListOptions{})
+			list, err := wire.ListerWatcher(t, clients).ListWithContext(ctx, metav1.ListOptions{})
 			Expect(err).NotTo(HaveOccurred(), t.Name)
 			items, err := meta.ExtractList(list)
 			Expect(err).NotTo(HaveOccurred(), t.Name)

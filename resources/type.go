@@ -1,41 +1,18 @@
 package resources
 
 import (
-	"context"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/metadata"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/cache"
 )
 
 // ConvertFunc turns one API object into zero or more KVPairs. It must not keep a
 // reference to obj beyond what it returns, and it must not modify obj unless it
 // returns it as a value.
 type ConvertFunc func(obj runtime.Object) ([]KVPair, error)
-
-// Clients are the API clients a Type lists and watches with: typed clients
-// (protobuf) for built-in kinds, the dynamic client for everything else.
-type Clients struct {
-	Typed   kubernetes.Interface
-	Dynamic dynamic.Interface
-	// Metadata, when set, serves KeysOnly custom types: the apiserver sends only
-	// each object's metadata (PartialObjectMetadata, as protobuf).
-	Metadata metadata.Interface
-	// Documents, when set, reads custom types' list pages and watch streams as
-	// CBOR or JSON bytes, metadata first (DocumentListerWatcher); NewDocumentsClient
-	// makes it. Without it they are decoded in full by the dynamic client.
-	Documents rest.Interface
-}
 
 // Type describes one watched resource type. The zero value is not usable: build one
 // with Custom or take a built-in one such as Pods, then refine it with the With*
@@ -62,8 +39,9 @@ type Type struct {
 	// conversion.
 	KeysOnly bool
 
-	convert      ConvertFunc
-	listWatchFor func(c Clients, namespace string) cache.ListerWatcherWithContext
+	convert ConvertFunc
+	// builtin is the kind of a built-in type's Go objects; zero for a custom type.
+	builtin schema.GroupVersionKind
 }
 
 // Custom describes a type that the dynamic client serves, such as a CRD. kind is the
@@ -76,6 +54,11 @@ func Custom(gvr schema.GroupVersionResource, kind string, namespaced bool) Type 
 		Namespaced: namespaced,
 	}
 }
+
+// BuiltinKind is the kind of a built-in type's objects, which client-go's typed
+// clientset serves (as protobuf) and its scheme decodes; false for a type that the
+// dynamic client serves.
+func (t Type) BuiltinKind() (schema.GroupVersionKind, bool) { return t.builtin, !t.builtin.Empty() }
 
 // WithConvert returns a copy of t that converts objects with fn.
 func (t Type) WithConvert(fn ConvertFunc) Type { t.convert = fn; return t }
@@ -108,53 +91,6 @@ func (t Type) Validate() error {
 		return fmt.Errorf("resource type %q is keys-only and has a conversion: choose one", t.Name)
 	}
 	return nil
-}
-
-// ListerWatcher returns the client that lists and watches t.
-func (t Type) ListerWatcher(c Clients) cache.ListerWatcherWithContext {
-	if t.listWatchFor != nil {
-		return t.listWatchFor(c, t.Namespace)
-	}
-	scoped := t.Namespaced && t.Namespace != ""
-	if t.KeysOnly && c.Metadata != nil {
-		r := c.Metadata.Resource(t.GVR)
-		if scoped {
-			return listWatch[*metav1.PartialObjectMetadataList](r.Namespace(t.Namespace))
-		}
-		return listWatch[*metav1.PartialObjectMetadataList](r)
-	}
-	r := c.Dynamic.Resource(t.GVR)
-	var lw *cache.ListWatch
-	if scoped {
-		lw = listWatch[*unstructured.UnstructuredList](r.Namespace(t.Namespace))
-	} else {
-		lw = listWatch[*unstructured.UnstructuredList](r)
-	}
-	if c.Documents == nil {
-		return lw
-	}
-	ns := ""
-	if scoped {
-		ns = t.Namespace
-	}
-	return &DocumentListerWatcher{ListerWatcherWithContext: lw,
-		rawClient: rawClient{rc: c.Documents, name: t.GVR.GroupResource().String(), target: documentTarget(t.GVR, ns)}}
-}
-
-// listerOf is what the dynamic and metadata clients have in common.
-type listerOf[L runtime.Object] interface {
-	List(ctx context.Context, opts metav1.ListOptions) (L, error)
-	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
-}
-
-// listWatch adapts a dynamic or metadata client to a ListerWatcher.
-func listWatch[L runtime.Object](r listerOf[L]) *cache.ListWatch {
-	return &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			return r.List(ctx, o)
-		},
-		WatchFuncWithContext: r.Watch,
-	}
 }
 
 // KeyFor is the key that the default conversion gives an object of this type.

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubesync/kubesync/internal/samples"
+	"github.com/kubesync/kubesync/internal/wire"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/snapshot"
 	"github.com/kubesync/kubesync/syncer"
@@ -54,7 +55,7 @@ var _ = Describe("Store.Get against an informer", func() {
 			store := snapshot.NewStore()
 			s, err := syncer.New(nil, resources.All(), store, append([]syncer.Option{syncer.WithLogger(log),
 				syncer.WithListerWatcher(func(t resources.Type) (cache.ListerWatcherWithContext, error) {
-					lws[t.Name] = t.ListerWatcher(clients)
+					lws[t.Name] = wire.ListerWatcher(t, clients)
 					return lws[t.Name], nil
 				})}, opts...)...)
 			Expect(err).NotTo(HaveOccurred())
@@ -102,7 +103,7 @@ var _ = Describe("Store.Get against an informer", func() {
 			if t.Namespaced {
 				ns = "ns"
 			}
-			if raw, isRaw := lws[t.Name].(*resources.RawListerWatcher); isRaw {
+			if raw, isRaw := lws[t.Name].(*wire.RawListerWatcher); isRaw {
 				Expect(raw.RawEnabled()).To(BeTrue(), t.Name+" read on the raw path")
 			} else {
 				Expect(t.GVR.Group).To(Equal(resources.CalicoGroupVersion.Group), t.Name)

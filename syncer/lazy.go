@@ -1,13 +1,11 @@
 package syncer
 
 import (
-	"fmt"
 	"sync/atomic"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kubesync/kubesync/internal/rawmeta"
+	"github.com/kubesync/kubesync/internal/wire"
 	"github.com/kubesync/kubesync/resources"
 )
 
@@ -36,20 +34,20 @@ func (w *watcher) lazy() bool {
 }
 
 // valueOf is the object a changed raw object becomes: decoded and converted, or
-// with lazy values a Raw of its bytes: a protobuf message with its managed fields
-// stripped, or a copy of a custom type's document as it arrived (so that no value
-// pins its list page or watch frame), whose managed fields go at decode.
-func (w *watcher) valueOf(r *rawObject) object {
+// with lazy values a Raw of what it keeps (wire.Object.Keep: a protobuf message
+// with its managed fields stripped, or a copy of a custom type's document, whose
+// managed fields go at decode), so that no value pins its list page or watch
+// frame.
+func (w *watcher) valueOf(r *wire.Object) object {
 	if !w.lazy() {
 		return w.decodeRaw(r)
 	}
-	o := r.identity()
-	data, err := lazyBytes(r)
+	data, err := r.Keep()
 	if err != nil {
-		o.raw, o.err = r, fmt.Errorf("%s %s: %w", w.t.Name, o.id, err)
-		return o
+		return w.rawFailed(r, err)
 	}
-	o.kvs = []resources.KVPair{{Key: w.t.KeyFor(r.meta.Namespace, r.meta.Name),
+	o := rawIdentity(r)
+	o.kvs = []resources.KVPair{{Key: w.t.KeyFor(r.Meta.Namespace, r.Meta.Name),
 		Value: resources.NewRaw(data, w.lazyDecode), Revision: o.rev, UID: o.uid}}
 	if w.cfg.checkpointPath != "" {
 		// The checkpoint records typed objects: decode this one for it. One that
@@ -63,43 +61,7 @@ func (w *watcher) valueOf(r *rawObject) object {
 	return o
 }
 
-// lazyBytes is what a lazy value keeps of r: bytes of its own.
-func lazyBytes(r *rawObject) ([]byte, error) {
-	if r.doc {
-		return append([]byte(nil), r.msg...), nil
-	}
-	return rawmeta.StripManagedFields(r.msg)
-}
-
-// lazyDecoder decodes the Raw values of one type, counting each full decode, into
-// the object the default conversion hands on (managed fields stripped). It holds
-// the type's raw source only, so a value kept downstream pins no watcher.
-func lazyDecoder(typeName string, src rawSource, decodes *atomic.Int64) func([]byte) (runtime.Object, error) {
-	doc := readsDocuments(src)
-	return func(data []byte) (runtime.Object, error) {
-		obj, err := (&rawObject{msg: data, doc: doc, src: src}).decode()
-		if err == nil {
-			err = stripManagedFields(obj)
-		}
-		if err != nil {
-			m, _ := rawmeta.ObjectMeta(data) // only to name it
-			if doc {
-				m, _ = rawmeta.DocMeta(data)
-			}
-			return nil, fmt.Errorf("%s %s: lazy value: %w", typeName, objectID(m.Namespace, m.Name), err)
-		}
-		decodes.Add(1)
-		return obj, nil
-	}
-}
-
-// stripManagedFields removes obj's managed fields, as the default conversion does
-// (a protobuf message has none left; a document keeps them until decoded).
-func stripManagedFields(obj runtime.Object) error {
-	m, err := meta.Accessor(obj)
-	if err != nil {
-		return fmt.Errorf("no metadata: %w", err)
-	}
-	m.SetManagedFields(nil)
-	return nil
+// lazyDecoder decodes the Raw values of one type, counting each full decode.
+func lazyDecoder(typeName string, rs rawSource, decodes *atomic.Int64) func([]byte) (runtime.Object, error) {
+	return rs.LazyDecoder(typeName, decodes)
 }

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubesync/kubesync/internal/wire"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/snapshot"
 	"github.com/kubesync/kubesync/syncer"
@@ -51,7 +52,7 @@ func ExampleWithLazyValues() {
 	s, err := syncer.New(nil, []resources.Type{resources.ConfigMaps}, lazyReader{store, &handed},
 		syncer.WithLazyValues(), syncer.WithLogger(quiet),
 		syncer.WithListerWatcher(func(t resources.Type) (cache.ListerWatcherWithContext, error) {
-			return t.ListerWatcher(clients), nil
+			return wire.ListerWatcher(t, clients), nil
 		}))
 	if err != nil {
 		panic(err)

@@ -4,49 +4,28 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"sync/atomic"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/kubesync/kubesync/internal/rawmeta"
+	"github.com/kubesync/kubesync/internal/wire"
 	"github.com/kubesync/kubesync/resources"
 )
 
-// rawSource is the raw side of a type's lister/watcher: list pages and watch
-// streams as protobuf bytes for a built-in type (resources.RawListerWatcher), as
-// CBOR or JSON documents for a custom one (resources.DocumentListerWatcher).
+// rawSource is the raw path of a type's lister/watcher (wire.RawListerWatcher,
+// wire.DocumentListerWatcher): list pages and watches whose objects arrive as
+// *wire.Object, metadata read and body not decoded, and a switch to the typed or
+// dynamic client it falls back to. whole asks for every body decoded at once,
+// where reading metadata first would only add a pass (see decodesAll).
 type rawSource interface {
 	RawEnabled() bool
 	DisableRaw()
-	ListRaw(ctx context.Context, opts metav1.ListOptions) ([]byte, error)
-	WatchRaw(ctx context.Context, opts metav1.ListOptions) (io.ReadCloser, error)
-	NewObject() (runtime.Object, error)
-	// The fallbacks for a server that answers a raw request in JSON.
-	DecodeResponse(data []byte) (runtime.Object, error)
-	DecodeJSONWatch(body io.ReadCloser) (watch.Interface, error)
-}
-
-// errRawSurprise marks what the raw path did not expect: the watcher switches the
-// type to the typed client for good and carries on.
-var errRawSurprise = errors.New("unexpected raw response")
-
-// surprise wraps err as errRawSurprise.
-func surprise(err error) error { return fmt.Errorf("%w: %w", errRawSurprise, err) }
-
-// readsDocuments reports whether rs reads CBOR or JSON documents, not protobuf.
-func readsDocuments(rs rawSource) bool {
-	_, ok := rs.(*resources.DocumentListerWatcher)
-	return ok
-}
-
-// refusedRaw reports a server that will not answer in protobuf.
-func refusedRaw(err error) bool {
-	return apierrors.IsNotAcceptable(err) || apierrors.IsUnsupportedMediaType(err)
+	ListRaw(ctx context.Context, opts metav1.ListOptions, whole bool) (wire.Page, error)
+	WatchRaw(ctx context.Context, opts metav1.ListOptions, whole bool) (wire.Stream, error)
+	LazyDecoder(typeName string, decodes *atomic.Int64) func([]byte) (runtime.Object, error)
 }
 
 // raw returns the type's raw source if the raw path is on.
@@ -63,64 +42,79 @@ func (w *watcher) disableRaw(rs rawSource, err error) {
 	rs.DisableRaw()
 }
 
-// rawObject is an object as it arrived, with its metadata read and its body not
-// decoded. It travels where a runtime.Object does, so that the list and watch
-// paths treat raw and decoded objects alike.
-type rawObject struct {
-	meta rawmeta.Meta
-	msg  []byte // the object's protobuf message, without envelope, or its document
-	doc  bool   // msg is a CBOR or JSON document (a custom type's object)
-	src  rawSource
-	err  error // the frame could not be read
+// rawPage reads one list page as protobuf bytes (or, for a custom type, CBOR or
+// JSON) with its items' metadata only; convertRaw then decodes only what the
+// ledger does not hold. Decoded objects copy what they keep, so nothing retains
+// the page.
+func (w *watcher) rawPage(ctx context.Context, rs rawSource, opts metav1.ListOptions) ([]object, wire.ListMeta, error) {
+	g := w.guard(ctx, w.cfg.progressTimeout)
+	page, err := rs.ListRaw(g.ctx, opts, w.decodesAll())
+	g.stop()
+	if err = g.explain(err); err != nil {
+		return nil, wire.ListMeta{}, err
+	}
+	if page.Off != nil {
+		w.disableRaw(rs, page.Off)
+	}
+	if page.List != nil {
+		return w.convertList(page.List)
+	}
+	objs := make([]object, len(page.Objects))
+	for i, r := range page.Objects {
+		objs[i] = w.convertRaw(r)
+	}
+	return objs, page.Meta, nil
 }
 
-var _ runtime.Object = (*rawObject)(nil)
-
-func (r *rawObject) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
-
-func (r *rawObject) DeepCopyObject() runtime.Object { c := *r; return &c }
-
-func (r *rawObject) identity() object {
-	return object{id: objectID(r.meta.Namespace, r.meta.Name), rev: r.meta.ResourceVersion, uid: types.UID(r.meta.UID)}
-}
-
-// unmarshaler is what every generated Kubernetes API type implements.
-type unmarshaler interface{ Unmarshal([]byte) error }
-
-// decode decodes the object in full.
-func (r *rawObject) decode() (runtime.Object, error) {
-	if r.doc {
-		obj, err := r.src.DecodeResponse(r.msg)
-		if err != nil {
-			return nil, fmt.Errorf("decode %s: %w", r.identity().id, err)
+// openWatch opens a watch: raw (protobuf frames or documents read metadata first)
+// when the type has a raw source, else through the typed or dynamic client.
+func (w *watcher) openWatch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	if rs := w.raw(); rs != nil {
+		s, err := rs.WatchRaw(ctx, opts, w.decodesAll())
+		if err == nil {
+			return s, nil
 		}
-		return obj, nil
+		if !wire.Refused(err) {
+			return nil, err
+		}
+		w.disableRaw(rs, err)
 	}
-	obj, err := r.src.NewObject()
-	if err != nil {
-		return nil, surprise(err)
+	return w.lw.WatchWithContext(ctx, opts)
+}
+
+// streamErr is why a watch whose result channel closed ended: nil for a clean
+// end; a raw stream that could not be read says why, and turns the raw path off
+// if what it read was unexpected.
+func (w *watcher) streamErr(wi watch.Interface) error {
+	s, ok := wi.(wire.Stream)
+	if !ok || s.Err() == nil {
+		return nil
 	}
-	u, ok := obj.(unmarshaler)
-	if !ok {
-		return nil, surprise(fmt.Errorf("%T cannot be read from protobuf", obj))
+	if rs := w.raw(); rs != nil && errors.Is(s.Err(), wire.ErrUnexpected) {
+		w.disableRaw(rs, s.Err())
 	}
-	if err := u.Unmarshal(r.msg); err != nil {
-		return nil, fmt.Errorf("decode: %w", err)
-	}
-	return obj, nil
+	return s.Err()
+}
+
+// decodesAll reports whether the watcher needs every body decoded, with nothing
+// to compare with: it is fresh, and its type needs bodies, decoded (lazy values
+// need each document's bytes, not its decoded object). A custom type's documents
+// are then decoded in full at once, not metadata first.
+func (w *watcher) decodesAll() bool { return w.fresh && !w.t.KeysOnly && !w.lazy() }
+
+func rawIdentity(r *wire.Object) object {
+	return object{id: objectID(r.Meta.Namespace, r.Meta.Name), rev: r.Meta.ResourceVersion, uid: types.UID(r.Meta.UID)}
 }
 
 // convertRaw is convert for an object not yet decoded. A KeysOnly type never
 // decodes; an object whose revision the ledger already holds is handed on
 // undecoded, for the loop to confirm; only the others are decoded and converted.
-func (w *watcher) convertRaw(r *rawObject) object {
-	o := r.identity()
+func (w *watcher) convertRaw(r *wire.Object) object {
+	o := rawIdentity(r)
 	switch {
 	case w.t.KeysOnly:
-		o.kvs = []resources.KVPair{w.t.KeyPair(r.meta.Namespace, r.meta.Name, o.rev, o.uid)}
-		// What the checkpoint keeps of a keys-only object: its metadata.
-		o.src = &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: r.meta.Name,
-			Namespace: r.meta.Namespace, UID: o.uid, ResourceVersion: o.rev}}
+		o.kvs = []resources.KVPair{w.t.KeyPair(r.Meta.Namespace, r.Meta.Name, o.rev, o.uid)}
+		o.src = r.Partial() // what the checkpoint keeps of a keys-only object: its metadata
 	case w.ledger != nil && w.ledger.known(o.id, o.rev):
 		o.decode = func() object { return w.valueOf(r) }
 	default:
@@ -129,15 +123,22 @@ func (w *watcher) convertRaw(r *rawObject) object {
 	return o
 }
 
-func (w *watcher) decodeRaw(r *rawObject) object {
-	obj, err := r.decode()
+// decodeRaw decodes r in full and converts it. One that does not decode reaches
+// OnParseFailed as its metadata (a PartialObjectMetadata), which pins no page.
+func (w *watcher) decodeRaw(r *wire.Object) object {
+	obj, err := r.Decode()
 	if err != nil {
-		o := r.identity()
-		o.raw, o.err = r, fmt.Errorf("%s %s: %w", w.t.Name, o.id, err)
-		return o
+		return w.rawFailed(r, err)
 	}
 	w.cfg.decodes.Add(1)
 	return w.convert(obj)
+}
+
+// rawFailed is the parse failure of r.
+func (w *watcher) rawFailed(r *wire.Object, err error) object {
+	o := rawIdentity(r)
+	o.raw, o.err = r.Partial(), fmt.Errorf("%s %s: %w", w.t.Name, o.id, err)
+	return o
 }
 
 // decoded returns o decoded and converted if the watcher had left it undecoded.

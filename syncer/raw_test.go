@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubesync/kubesync/internal/wire"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 )
@@ -29,13 +30,13 @@ var _ = Describe("the raw protobuf path", func() {
 		rec = newRecorder()
 		log := logrus.New()
 		log.SetOutput(io.Discard)
-		clients := resources.Clients{Typed: srv.clientset()}
+		clients := wire.Clients{Typed: srv.clientset()}
 		var err error
 		s, err = syncer.New(nil, []resources.Type{t}, rec, append([]syncer.Option{
 			syncer.WithLogger(log), syncer.WithInitialList(strategy), syncer.WithPageSize(50),
 			syncer.WithBackoff(testBackoff),
 			syncer.WithListerWatcher(func(t resources.Type) (cache.ListerWatcherWithContext, error) {
-				return t.ListerWatcher(clients), nil
+				return wire.ListerWatcher(t, clients), nil
 			})}, opts...)...)
 		Expect(err).NotTo(HaveOccurred())
 		var ctx context.Context

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer/cbor"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubesync/kubesync/internal/wire"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 )
@@ -138,7 +139,7 @@ var _ = Describe("the raw document path of a custom type", func() {
 					opts := []syncer.Option{syncer.WithLogger(log), syncer.WithInitialList(strategy),
 						syncer.WithPageSize(50), syncer.WithBackoff(testBackoff),
 						syncer.WithListerWatcher(func(t resources.Type) (cache.ListerWatcherWithContext, error) {
-							return t.ListerWatcher(clients), nil
+							return wire.ListerWatcher(t, clients), nil
 						})}
 					if lazy {
 						opts = append(opts, syncer.WithLazyValues())
@@ -200,7 +201,7 @@ var _ = Describe("the raw document path of a custom type", func() {
 				syncer.WithLogger(log), syncer.WithBackoff(testBackoff), syncer.WithLazyValues(),
 				syncer.WithCheckpoint(path),
 				syncer.WithListerWatcher(func(t resources.Type) (cache.ListerWatcherWithContext, error) {
-					return t.ListerWatcher(clients), nil
+					return wire.ListerWatcher(t, clients), nil
 				}))
 			Expect(err).NotTo(HaveOccurred())
 			var ctx context.Context

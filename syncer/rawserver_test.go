@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubesync/kubesync/internal/wire"
 	"github.com/kubesync/kubesync/resources"
 )
 
@@ -89,7 +90,7 @@ func (s *pbServer) change(n int) {
 	}
 }
 
-func (s *pbServer) clients() resources.Clients {
+func (s *pbServer) clients() wire.Clients {
 	c := &rest.Config{Host: s.URL, QPS: -1}
 	pc := rest.CopyConfig(c)
 	pc.ContentType = "application/vnd.kubernetes.protobuf"
@@ -101,11 +102,11 @@ func (s *pbServer) clients() resources.Clients {
 	if err != nil {
 		panic(err)
 	}
-	docs, err := resources.NewDocumentsClient(c)
+	docs, err := wire.NewDocumentsClient(c)
 	if err != nil {
 		panic(err)
 	}
-	return resources.Clients{Typed: cs, Dynamic: dyn, Documents: docs}
+	return wire.Clients{Typed: cs, Dynamic: dyn, Documents: docs}
 }
 
 func (s *pbServer) clientset() kubernetes.Interface { return s.clients().Typed }

@@ -2,7 +2,6 @@ package syncer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -10,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubesync/kubesync/internal/wire"
 )
 
 // reader reads one watch stream. With initial set, events up to the
@@ -37,6 +38,9 @@ func (r *reader) consume(ctx context.Context, wi watch.Interface) error {
 			return errNoProgress // what the stream said after that is an artefact of closing it
 		}
 		if !ok {
+			if err := r.w.streamErr(wi); err != nil {
+				return err
+			}
 			if r.initial {
 				return errStreamEnded
 			}
@@ -55,12 +59,6 @@ func (r *reader) handle(ctx context.Context, e watch.Event) error {
 	w := r.w
 	switch e.Type {
 	case watch.Error:
-		if ro, ok := e.Object.(*rawObject); ok { // the raw stream could not be read
-			if rs := w.raw(); rs != nil && errors.Is(ro.err, errRawSurprise) {
-				w.disableRaw(rs, ro.err)
-			}
-			return ro.err
-		}
 		err := apierrors.FromObject(e.Object)
 		if r.initial && r.rv == "" {
 			err = refusedStream(err)
@@ -81,7 +79,7 @@ func (r *reader) handle(ctx context.Context, e watch.Event) error {
 	case watch.Added, watch.Modified, watch.Deleted:
 		var o object
 		kind := evApply
-		if _, raw := e.Object.(*rawObject); !raw {
+		if _, raw := e.Object.(*wire.Object); !raw {
 			w.cfg.decodes.Add(1) // the client decoded it
 		}
 		switch {
@@ -103,8 +101,8 @@ func (r *reader) handle(ctx context.Context, e watch.Event) error {
 // bookmark reads a bookmark's revision and whether it ends a streamed list. A raw
 // bookmark is never decoded: its metadata says both.
 func bookmark(obj runtime.Object) (rv string, initialEventsEnd bool, err error) {
-	if ro, ok := obj.(*rawObject); ok {
-		return ro.meta.ResourceVersion, ro.meta.InitialEventsEnd, nil
+	if ro, ok := obj.(*wire.Object); ok {
+		return ro.Meta.ResourceVersion, ro.Meta.InitialEventsEnd, nil
 	}
 	m, err := meta.Accessor(obj)
 	if err != nil {

@@ -8,12 +8,10 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubesync/kubesync/internal/wire"
 	"github.com/kubesync/kubesync/resources"
 )
 
@@ -126,32 +124,12 @@ func clientsFor(restCfg *rest.Config) (func(resources.Type) (cache.ListerWatcher
 	if restCfg == nil {
 		return nil, errors.New("syncer: nil rest.Config")
 	}
-	c := rest.CopyConfig(restCfg)
-	if c.QPS == 0 && c.RateLimiter == nil {
-		c.QPS = -1
-	}
-	dyn, err := dynamic.NewForConfig(c)
-	if err != nil {
-		return nil, fmt.Errorf("syncer: dynamic client: %w", err)
-	}
-	proto := rest.CopyConfig(c)
-	proto.ContentType = "application/vnd.kubernetes.protobuf"
-	proto.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
-	typed, err := kubernetes.NewForConfig(proto)
-	if err != nil {
-		return nil, fmt.Errorf("syncer: typed client: %w", err)
-	}
-	md, err := metadata.NewForConfig(c)
-	if err != nil {
-		return nil, fmt.Errorf("syncer: metadata client: %w", err)
-	}
-	docs, err := resources.NewDocumentsClient(c)
+	clients, err := wire.NewClients(restCfg)
 	if err != nil {
 		return nil, fmt.Errorf("syncer: %w", err)
 	}
-	clients := resources.Clients{Typed: typed, Dynamic: dyn, Metadata: md, Documents: docs}
 	return func(t resources.Type) (cache.ListerWatcherWithContext, error) {
-		return t.ListerWatcher(clients), nil
+		return wire.ListerWatcher(t, clients), nil
 	}, nil
 }
 

@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
-	"github.com/kubesync/kubesync/internal/rawmeta"
+	"github.com/kubesync/kubesync/internal/wire"
 	"github.com/kubesync/kubesync/resources"
 )
 
@@ -178,10 +178,10 @@ func (w *watcher) pagedList(ctx context.Context) (string, error) {
 // page reads one list page and converts its objects: raw (metadata first) when
 // the type has a raw source, else through the typed or dynamic client. A raw
 // page that surprises is read again through the typed client.
-func (w *watcher) page(ctx context.Context, opts metav1.ListOptions) ([]object, rawmeta.ListMeta, error) {
+func (w *watcher) page(ctx context.Context, opts metav1.ListOptions) ([]object, wire.ListMeta, error) {
 	if rs := w.raw(); rs != nil {
 		objs, lm, err := w.rawPage(ctx, rs, opts)
-		if !errors.Is(err, errRawSurprise) && !refusedRaw(err) {
+		if !errors.Is(err, wire.ErrUnexpected) && !wire.Refused(err) {
 			return objs, lm, err
 		}
 		w.disableRaw(rs, err)
@@ -197,31 +197,31 @@ func (w *watcher) listPage(ctx context.Context, opts metav1.ListOptions) (runtim
 	return list, g.explain(err)
 }
 
-func (w *watcher) typedPage(ctx context.Context, opts metav1.ListOptions) ([]object, rawmeta.ListMeta, error) {
+func (w *watcher) typedPage(ctx context.Context, opts metav1.ListOptions) ([]object, wire.ListMeta, error) {
 	list, err := w.listPage(ctx, opts)
 	if err != nil {
-		return nil, rawmeta.ListMeta{}, err
+		return nil, wire.ListMeta{}, err
 	}
 	return w.convertList(list)
 }
 
 // convertList converts the items of a decoded list page.
-func (w *watcher) convertList(list runtime.Object) ([]object, rawmeta.ListMeta, error) {
+func (w *watcher) convertList(list runtime.Object) ([]object, wire.ListMeta, error) {
 	lm, err := meta.ListAccessor(list)
 	if err != nil {
-		return nil, rawmeta.ListMeta{}, fmt.Errorf("%s: list response %T: %w", w.t.Name, list, err)
+		return nil, wire.ListMeta{}, fmt.Errorf("%s: list response %T: %w", w.t.Name, list, err)
 	}
 	// Items are copied out one by one so that a kept value does not pin its page.
 	items, err := meta.ExtractListWithAlloc(list)
 	if err != nil {
-		return nil, rawmeta.ListMeta{}, fmt.Errorf("%s: list response %T: %w", w.t.Name, list, err)
+		return nil, wire.ListMeta{}, fmt.Errorf("%s: list response %T: %w", w.t.Name, list, err)
 	}
 	w.cfg.decodes.Add(int64(len(items)))
 	objs := make([]object, len(items))
 	for i, item := range items {
 		objs[i] = w.convert(item)
 	}
-	return objs, rawmeta.ListMeta{ResourceVersion: lm.GetResourceVersion(), Continue: lm.GetContinue()}, nil
+	return objs, wire.ListMeta{ResourceVersion: lm.GetResourceVersion(), Continue: lm.GetContinue()}, nil
 }
 
 // streamThenWatch reads the initial state as a stream of events (WatchList) that
@@ -297,7 +297,7 @@ func refusedStream(err error) error {
 // convert identifies obj and runs the type's conversion on it. A failure is carried
 // in the object, for the loop to report; it never ends the stream.
 func (w *watcher) convert(obj runtime.Object) object {
-	if r, ok := obj.(*rawObject); ok {
+	if r, ok := obj.(*wire.Object); ok {
 		return w.convertRaw(r)
 	}
 	o := w.identify(obj)
@@ -323,8 +323,8 @@ func (w *watcher) convert(obj runtime.Object) object {
 
 // identify reads the identity and revision of obj.
 func (w *watcher) identify(obj runtime.Object) object {
-	if r, ok := obj.(*rawObject); ok {
-		return r.identity()
+	if r, ok := obj.(*wire.Object); ok {
+		return rawIdentity(r)
 	}
 	m, err := meta.Accessor(obj)
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 
 	"github.com/kubesync/kubesync/fv/orchestrate"
+	"github.com/kubesync/kubesync/internal/wire"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/snapshot"
 	"github.com/kubesync/kubesync/syncer"
@@ -239,7 +240,7 @@ func newContender(kind string, wl *workload, cfg *rest.Config) (contender, error
 		if err != nil {
 			return nil, err
 		}
-		return &pagedList{wl: wl, c: resources.Clients{Typed: cs, Dynamic: dyn}}, nil
+		return &pagedList{wl: wl, c: wire.Clients{Typed: cs, Dynamic: dyn}}, nil
 	case Baseline:
 		cs, err := kubernetes.NewForConfig(cfg)
 		if err != nil {
@@ -545,7 +546,7 @@ func (i *informer) stop() {
 // Its relist is the same list again, once the apiserver is back.
 type pagedList struct {
 	wl       *workload
-	c        resources.Clients
+	c        wire.Clients
 	token    string
 	expected int
 }

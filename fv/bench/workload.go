@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubesync/kubesync/internal/wire"
 	"github.com/kubesync/kubesync/resources"
 )
 
@@ -198,8 +199,8 @@ func newGlobalNetworkPolicy(_, name string, i, _ int) runtime.Object {
 // listPage lists one page with the type's typed (protobuf) client and returns how
 // many items it held, how many of them carry MarkAnnotation with value token, and
 // the continue token.
-func (w *workload) listPage(ctx context.Context, c resources.Clients, opts metav1.ListOptions, token string) (n, marked int, cont string, err error) {
-	list, err := w.typ.ListerWatcher(c).ListWithContext(ctx, opts)
+func (w *workload) listPage(ctx context.Context, c wire.Clients, opts metav1.ListOptions, token string) (n, marked int, cont string, err error) {
+	list, err := wire.ListerWatcher(w.typ, c).ListWithContext(ctx, opts)
 	if err != nil {
 		return 0, 0, "", err
 	}

@@ -1,4 +1,4 @@
-package resources_test
+package wire_test
 
 import (
 	"bytes"
@@ -14,19 +14,20 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubesync/kubesync/internal/wire"
 	"github.com/kubesync/kubesync/resources"
 )
 
 var _ = Describe("DocumentListerWatcher", func() {
-	docs, err := resources.NewDocumentsClient(&rest.Config{Host: "https://127.0.0.1:1"})
+	docs, err := wire.NewDocumentsClient(&rest.Config{Host: "https://127.0.0.1:1"})
 	if err != nil {
 		panic(err)
 	}
-	clients := resources.Clients{Dynamic: fake.NewSimpleDynamicClient(scheme.Scheme), Documents: docs}
+	clients := wire.Clients{Dynamic: fake.NewSimpleDynamicClient(scheme.Scheme), Documents: docs}
 
 	It("serves custom types when Clients has a documents client", func() {
-		Expect(resources.NetworkSets.ListerWatcher(clients)).To(BeAssignableToTypeOf(&resources.DocumentListerWatcher{}))
-		Expect(resources.NetworkSets.ListerWatcher(resources.Clients{Dynamic: clients.Dynamic})).NotTo(BeAssignableToTypeOf(&resources.DocumentListerWatcher{}))
+		Expect(wire.ListerWatcher(resources.NetworkSets, clients)).To(BeAssignableToTypeOf(&wire.DocumentListerWatcher{}))
+		Expect(wire.ListerWatcher(resources.NetworkSets, wire.Clients{Dynamic: clients.Dynamic})).NotTo(BeAssignableToTypeOf(&wire.DocumentListerWatcher{}))
 	})
 
 	It("decodes an object sent as CBOR into the same value the dynamic client makes of JSON", func() {
@@ -41,7 +42,7 @@ var _ = Describe("DocumentListerWatcher", func() {
 		var cb bytes.Buffer
 		Expect(cbor.NewSerializer(nil, nil).Encode(u, &cb)).To(Succeed())
 
-		lw := resources.GlobalNetworkPolicies.ListerWatcher(clients).(*resources.DocumentListerWatcher)
+		lw := wire.ListerWatcher(resources.GlobalNetworkPolicies, clients).(*wire.DocumentListerWatcher)
 		fromJSON, err := lw.DecodeResponse(js)
 		Expect(err).NotTo(HaveOccurred())
 		fromCBOR, err := lw.DecodeResponse(cb.Bytes())
@@ -60,7 +61,7 @@ var _ = Describe("DocumentListerWatcher", func() {
 			Code: 410, Reason: metav1.StatusReasonExpired, Message: "too old resource version"}
 		var cb bytes.Buffer
 		Expect(cbor.NewSerializer(scheme.Scheme, scheme.Scheme).Encode(st, &cb)).To(Succeed())
-		lw := resources.NetworkSets.ListerWatcher(clients).(*resources.DocumentListerWatcher)
+		lw := wire.ListerWatcher(resources.NetworkSets, clients).(*wire.DocumentListerWatcher)
 		obj, err := lw.DecodeResponse(cb.Bytes())
 		Expect(err).NotTo(HaveOccurred())
 		Expect(apierrors.IsResourceExpired(apierrors.FromObject(obj))).To(BeTrue())

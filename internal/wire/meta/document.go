@@ -1,4 +1,4 @@
-package rawmeta
+package meta
 
 import (
 	"bytes"
@@ -84,7 +84,7 @@ func DocMeta(obj []byte) (Meta, error) {
 		err = cborDecoding.Unmarshal(obj, &d)
 	}
 	if err != nil {
-		return Meta{}, fmt.Errorf("rawmeta: object metadata: %w", err)
+		return Meta{}, fmt.Errorf("meta: object metadata: %w", err)
 	}
 	return d.meta(), nil
 }
@@ -97,7 +97,7 @@ func DocItems(list []byte, fn func(item []byte) error) (ListMeta, error) {
 	if IsJSON(list) {
 		var l jsonList
 		if err := json.Unmarshal(list, &l); err != nil {
-			return ListMeta{}, fmt.Errorf("rawmeta: JSON list: %w", err)
+			return ListMeta{}, fmt.Errorf("meta: JSON list: %w", err)
 		}
 		lm = l.Metadata
 		for _, it := range l.Items {
@@ -106,7 +106,7 @@ func DocItems(list []byte, fn func(item []byte) error) (ListMeta, error) {
 	} else {
 		var l cborList
 		if err := cborDecoding.Unmarshal(list, &l); err != nil {
-			return ListMeta{}, fmt.Errorf("rawmeta: CBOR list: %w", err)
+			return ListMeta{}, fmt.Errorf("meta: CBOR list: %w", err)
 		}
 		lm = l.Metadata
 		for _, it := range l.Items {

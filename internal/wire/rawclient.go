@@ -1,4 +1,4 @@
-package resources
+package wire
 
 import (
 	"context"
@@ -18,12 +18,13 @@ import (
 )
 
 // rawClient is what RawListerWatcher and DocumentListerWatcher share: list pages
-// and watch bodies as the bytes the apiserver sent, through a REST client, and a
-// switch to their fallback. target points a request at the type's resource.
+// and watches read from the bytes the apiserver sent, through a REST client, in
+// the type's format, and a switch to their fallback. target points a request at
+// the type's resource.
 type rawClient struct {
 	rc       rest.Interface
-	name     string // the resource, in errors
 	target   func(*rest.Request) *rest.Request
+	f        format
 	disabled atomic.Bool
 }
 
@@ -43,29 +44,42 @@ func (c *rawClient) request(opts metav1.ListOptions) *rest.Request {
 		Timeout(timeout)
 }
 
-// ListRaw returns one list page as the bytes of the response. An error answer
-// comes back as the error client-go makes of it (an APIStatus).
-func (c *rawClient) ListRaw(ctx context.Context, opts metav1.ListOptions) ([]byte, error) {
+// ListRaw reads one list page (Do(ctx).Raw()) and its items' metadata, decoding
+// no body; with whole, a custom type's page is decoded in full at once instead,
+// for a caller that has nothing to compare with. An error answer comes back as
+// the error client-go makes of it (an APIStatus); a body the raw path does not
+// expect, as ErrUnexpected.
+func (c *rawClient) ListRaw(ctx context.Context, opts metav1.ListOptions, whole bool) (Page, error) {
 	res := c.request(opts).Do(ctx)
 	body, err := res.Raw()
 	if err != nil {
-		return nil, res.Error() // Raw keeps the undecoded error; Error reads its Status
+		return Page{}, res.Error() // Raw keeps the undecoded error; Error reads its Status
 	}
-	return body, nil
+	return c.f.page(body, whole)
 }
 
-// WatchRaw opens a watch and returns its body.
-func (c *rawClient) WatchRaw(ctx context.Context, opts metav1.ListOptions) (io.ReadCloser, error) {
+// WatchRaw opens a watch (Stream(ctx)) whose events carry each object as an
+// *Object, its metadata read; with whole, a custom type's objects arrive
+// decoded. A bookmark is never decoded, an error event's Status always is.
+func (c *rawClient) WatchRaw(ctx context.Context, opts metav1.ListOptions, whole bool) (Stream, error) {
 	opts.Watch = true
-	return c.request(opts).Stream(ctx)
+	body, err := c.request(opts).Stream(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return newRawWatch(body, c, whole), nil
 }
+
+// DecodeResponse decodes a whole response body (an object, a list or a Status)
+// as the fallback client would.
+func (c *rawClient) DecodeResponse(data []byte) (runtime.Object, error) { return c.f.response(data) }
 
 // jsonWatch reads a JSON watch body as client-go would: events framed and
-// decoded by events, their objects by objects.
-func (c *rawClient) jsonWatch(body io.ReadCloser, events, objects runtime.Decoder) (watch.Interface, error) {
+// decoded by events (nil: the scheme's), their objects by objects.
+func jsonWatch(name string, body io.ReadCloser, events, objects runtime.Decoder) (watch.Interface, error) {
 	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), runtime.ContentTypeJSON)
 	if !ok || info.StreamSerializer == nil {
-		return nil, fmt.Errorf("%s: no JSON stream serializer", c.name)
+		return nil, fmt.Errorf("%s: no JSON stream serializer", name)
 	}
 	frames := info.StreamSerializer.Framer.NewFrameReader(body)
 	if events == nil {

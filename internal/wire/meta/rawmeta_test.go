@@ -1,4 +1,4 @@
-package rawmeta_test
+package meta_test
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/scheme"
 
-	"github.com/kubesync/kubesync/internal/rawmeta"
+	"github.com/kubesync/kubesync/internal/wire/meta"
 )
 
 func encode(t *testing.T, obj runtime.Object) []byte {
@@ -36,16 +36,16 @@ func configMap(name, rv string) corev1.ConfigMap {
 
 func TestObjectMeta(t *testing.T) {
 	cm := configMap("one", "42")
-	_, msg, err := rawmeta.Unwrap(encode(t, &cm))
+	_, msg, err := meta.Unwrap(encode(t, &cm))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := rawmeta.ObjectMeta(msg)
-	want := rawmeta.Meta{Name: "one", Namespace: "ns", UID: "uid-one", ResourceVersion: "42"}
+	m, err := meta.ObjectMeta(msg)
+	want := meta.Meta{Name: "one", Namespace: "ns", UID: "uid-one", ResourceVersion: "42"}
 	if err != nil || m != want {
 		t.Fatalf("ObjectMeta = %+v, %v; want %+v", m, err, want)
 	}
-	if _, err := rawmeta.ObjectMeta(msg[:len(msg)/2]); err == nil {
+	if _, err := meta.ObjectMeta(msg[:len(msg)/2]); err == nil {
 		t.Error("a truncated message read without error")
 	}
 }
@@ -54,21 +54,21 @@ func TestItems(t *testing.T) {
 	list := &corev1.ConfigMapList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMapList"},
 		ListMeta: metav1.ListMeta{ResourceVersion: "9", Continue: "next"},
 		Items:    []corev1.ConfigMap{configMap("a", "1"), configMap("b", "2")}}
-	_, msg, err := rawmeta.Unwrap(encode(t, list))
+	_, msg, err := meta.Unwrap(encode(t, list))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var names []string
-	lm, err := rawmeta.Items(msg, func(item []byte) error {
-		m, err := rawmeta.ObjectMeta(item)
+	lm, err := meta.Items(msg, func(item []byte) error {
+		m, err := meta.ObjectMeta(item)
 		names = append(names, m.Name+"@"+m.ResourceVersion)
 		return err
 	})
-	if err != nil || lm != (rawmeta.ListMeta{ResourceVersion: "9", Continue: "next"}) || len(names) != 2 || names[0] != "a@1" || names[1] != "b@2" {
+	if err != nil || lm != (meta.ListMeta{ResourceVersion: "9", Continue: "next"}) || len(names) != 2 || names[0] != "a@1" || names[1] != "b@2" {
 		t.Fatalf("Items = %+v, %v, %v", lm, names, err)
 	}
 	stop := errors.New("stop")
-	if _, err := rawmeta.Items(msg, func([]byte) error { return stop }); !errors.Is(err, stop) {
+	if _, err := meta.Items(msg, func([]byte) error { return stop }); !errors.Is(err, stop) {
 		t.Errorf("Items did not return the callback's error: %v", err)
 	}
 }
@@ -81,33 +81,33 @@ func TestWatchEventBookmark(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	typ, obj, err := rawmeta.WatchEvent(frame)
+	typ, obj, err := meta.WatchEvent(frame)
 	if err != nil || typ != "BOOKMARK" {
 		t.Fatalf("WatchEvent = %q, %v", typ, err)
 	}
-	_, msg, err := rawmeta.Unwrap(obj)
+	_, msg, err := meta.Unwrap(obj)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := rawmeta.ObjectMeta(msg)
+	m, err := meta.ObjectMeta(msg)
 	if err != nil || m.ResourceVersion != "77" || !m.InitialEventsEnd {
 		t.Fatalf("bookmark meta = %+v, %v", m, err)
 	}
 }
 
 func TestUnwrapRejectsJSON(t *testing.T) {
-	if _, _, err := rawmeta.Unwrap([]byte(`{"kind":"ConfigMap"}`)); !errors.Is(err, rawmeta.ErrNotProtobuf) {
+	if _, _, err := meta.Unwrap([]byte(`{"kind":"ConfigMap"}`)); !errors.Is(err, meta.ErrNotProtobuf) {
 		t.Errorf("Unwrap(JSON) = %v, want ErrNotProtobuf", err)
 	}
 }
 
 func TestStripManagedFields(t *testing.T) {
 	cm := configMap("one", "42")
-	_, msg, err := rawmeta.Unwrap(encode(t, &cm))
+	_, msg, err := meta.Unwrap(encode(t, &cm))
 	if err != nil {
 		t.Fatal(err)
 	}
-	stripped, err := rawmeta.StripManagedFields(msg)
+	stripped, err := meta.StripManagedFields(msg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,11 +123,11 @@ func TestStripManagedFields(t *testing.T) {
 	if !equality.Semantic.DeepEqual(got, want) {
 		t.Fatalf("decoded %+v, want %+v", got, want)
 	}
-	again, err := rawmeta.StripManagedFields(stripped)
+	again, err := meta.StripManagedFields(stripped)
 	if err != nil || !bytes.Equal(again, stripped) || &again[0] == &stripped[0] {
 		t.Fatalf("stripping again: %v, equal %v; want an equal copy", err, bytes.Equal(again, stripped))
 	}
-	if _, err := rawmeta.StripManagedFields(msg[:len(msg)-3]); err == nil {
+	if _, err := meta.StripManagedFields(msg[:len(msg)-3]); err == nil {
 		t.Error("a truncated message stripped without error")
 	}
 }

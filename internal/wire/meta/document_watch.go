@@ -1,4 +1,4 @@
-package rawmeta
+package meta
 
 import (
 	"encoding/json"
@@ -11,7 +11,7 @@ import (
 
 // ErrMalformed marks a watch event that was read but could not be parsed, as
 // against a body that could not be read.
-var ErrMalformed = errors.New("rawmeta: malformed watch event")
+var ErrMalformed = errors.New("meta: malformed watch event")
 
 // DocEvents reads a watch body of JSON or CBOR watch events (metav1.WatchEvent
 // documents, one after another) without decoding the objects they carry.

@@ -1,4 +1,4 @@
-package rawmeta
+package meta
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ var magic = []byte{0x6b, 0x38, 0x73, 0x00}
 
 // ErrNotProtobuf says that bytes do not carry the Kubernetes protobuf envelope; the
 // caller falls back to a full decode with its codec.
-var ErrNotProtobuf = errors.New("rawmeta: not a Kubernetes protobuf envelope")
+var ErrNotProtobuf = errors.New("meta: not a Kubernetes protobuf envelope")
 
 // IsProtobuf reports whether data starts with the Kubernetes protobuf magic.
 func IsProtobuf(data []byte) bool { return bytes.HasPrefix(data, magic) }
@@ -26,10 +26,10 @@ func Unwrap(data []byte) (runtime.TypeMeta, []byte, error) {
 	}
 	var u runtime.Unknown
 	if err := u.Unmarshal(data[len(magic):]); err != nil {
-		return runtime.TypeMeta{}, nil, fmt.Errorf("rawmeta: envelope: %w", err)
+		return runtime.TypeMeta{}, nil, fmt.Errorf("meta: envelope: %w", err)
 	}
 	if u.ContentEncoding != "" {
-		return u.TypeMeta, nil, fmt.Errorf("rawmeta: envelope: unsupported content encoding %q", u.ContentEncoding)
+		return u.TypeMeta, nil, fmt.Errorf("meta: envelope: unsupported content encoding %q", u.ContentEncoding)
 	}
 	return u.TypeMeta, u.Raw, nil
 }

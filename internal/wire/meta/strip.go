@@ -1,4 +1,4 @@
-package rawmeta
+package meta
 
 import (
 	"fmt"
@@ -21,11 +21,11 @@ func StripManagedFields(obj []byte) ([]byte, error) {
 	for off := 0; off < len(obj); {
 		num, typ, n := protowire.ConsumeTag(obj[off:])
 		if n < 0 {
-			return nil, fmt.Errorf("rawmeta: tag: %w", protowire.ParseError(n))
+			return nil, fmt.Errorf("meta: tag: %w", protowire.ParseError(n))
 		}
 		m := protowire.ConsumeFieldValue(num, typ, obj[off+n:])
 		if m < 0 {
-			return nil, fmt.Errorf("rawmeta: field %d: %w", num, protowire.ParseError(m))
+			return nil, fmt.Errorf("meta: field %d: %w", num, protowire.ParseError(m))
 		}
 		if num == objMetadata && typ == protowire.BytesType && metaStart < 0 {
 			meta, _ = protowire.ConsumeBytes(obj[off+n:])
@@ -62,11 +62,11 @@ func metaFields(msg []byte, fn func(num protowire.Number, field []byte)) error {
 	for off := 0; off < len(msg); {
 		num, typ, n := protowire.ConsumeTag(msg[off:])
 		if n < 0 {
-			return fmt.Errorf("rawmeta: metadata tag: %w", protowire.ParseError(n))
+			return fmt.Errorf("meta: metadata tag: %w", protowire.ParseError(n))
 		}
 		m := protowire.ConsumeFieldValue(num, typ, msg[off+n:])
 		if m < 0 {
-			return fmt.Errorf("rawmeta: metadata field %d: %w", num, protowire.ParseError(m))
+			return fmt.Errorf("meta: metadata field %d: %w", num, protowire.ParseError(m))
 		}
 		fn(num, msg[off:off+n+m])
 		off += n + m

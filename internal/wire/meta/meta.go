@@ -1,4 +1,4 @@
-package rawmeta
+package meta
 
 import (
 	"google.golang.org/protobuf/encoding/protowire"

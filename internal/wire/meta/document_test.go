@@ -1,4 +1,4 @@
-package rawmeta_test
+package meta_test
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer/cbor"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kubesync/kubesync/internal/rawmeta"
+	"github.com/kubesync/kubesync/internal/wire/meta"
 )
 
 func networkSet(name, rv string, annotations map[string]string) unstructured.Unstructured {
@@ -48,21 +48,21 @@ func encodings(t *testing.T, obj runtime.Object) map[string][]byte {
 func TestDocMeta(t *testing.T) {
 	u := networkSet("one", "42", map[string]string{"x": "y"})
 	for name, data := range encodings(t, &u) {
-		if rawmeta.IsProtobuf(data) || rawmeta.IsJSON(data) == (name == "cbor") {
+		if meta.IsProtobuf(data) || meta.IsJSON(data) == (name == "cbor") {
 			t.Errorf("%s: detected wrongly", name)
 		}
-		m, err := rawmeta.DocMeta(data)
-		want := rawmeta.Meta{Name: "one", Namespace: "ns", UID: "uid-one", ResourceVersion: "42"}
+		m, err := meta.DocMeta(data)
+		want := meta.Meta{Name: "one", Namespace: "ns", UID: "uid-one", ResourceVersion: "42"}
 		if err != nil || m != want {
 			t.Errorf("%s: DocMeta = %+v, %v; want %+v", name, m, err, want)
 		}
-		if _, err := rawmeta.DocMeta(data[:len(data)/2]); err == nil {
+		if _, err := meta.DocMeta(data[:len(data)/2]); err == nil {
 			t.Errorf("%s: a truncated object read without error", name)
 		}
 	}
 	end := networkSet("", "7", map[string]string{metav1.InitialEventsAnnotationKey: "true"})
 	for name, data := range encodings(t, &end) {
-		if m, err := rawmeta.DocMeta(data); err != nil || !m.InitialEventsEnd {
+		if m, err := meta.DocMeta(data); err != nil || !m.InitialEventsEnd {
 			t.Errorf("%s: the initial-events-end bookmark was not seen: %+v, %v", name, m, err)
 		}
 	}
@@ -76,19 +76,19 @@ func TestDocItems(t *testing.T) {
 	for name, data := range encodings(t, list) {
 		var names []string
 		var kept [][]byte
-		lm, err := rawmeta.DocItems(data, func(item []byte) error {
-			m, err := rawmeta.DocMeta(item)
+		lm, err := meta.DocItems(data, func(item []byte) error {
+			m, err := meta.DocMeta(item)
 			names = append(names, m.Name+"@"+m.ResourceVersion)
 			kept = append(kept, item)
 			return err
 		})
-		if err != nil || lm != (rawmeta.ListMeta{ResourceVersion: "9", Continue: "next"}) || len(names) != 2 || names[0] != "a@1" || names[1] != "b@2" {
+		if err != nil || lm != (meta.ListMeta{ResourceVersion: "9", Continue: "next"}) || len(names) != 2 || names[0] != "a@1" || names[1] != "b@2" {
 			t.Fatalf("%s: DocItems = %+v, %v, %v", name, lm, names, err)
 		}
 		for i := range data {
 			data[i] = 0 // the items kept are copies
 		}
-		if m, err := rawmeta.DocMeta(kept[1]); err != nil || m.Name != "b" {
+		if m, err := meta.DocMeta(kept[1]); err != nil || m.Name != "b" {
 			t.Errorf("%s: a kept item changed with the page: %+v, %v", name, m, err)
 		}
 	}
@@ -113,9 +113,9 @@ func TestDocEvents(t *testing.T) {
 			body.Write(encodings(t, e)[codec])
 		}
 		whole := body.Len()
-		events := rawmeta.NewDocEvents(&body, codec == "cbor")
+		events := meta.NewDocEvents(&body, codec == "cbor")
 		typ, obj, err := events.Next()
-		if m, merr := rawmeta.DocMeta(obj); err != nil || typ != "ADDED" || merr != nil || m.Name != "a" || m.ResourceVersion != "5" {
+		if m, merr := meta.DocMeta(obj); err != nil || typ != "ADDED" || merr != nil || m.Name != "a" || m.ResourceVersion != "5" {
 			t.Fatalf("%s: first event = %s %+v, %v, %v", codec, typ, m, err, merr)
 		}
 		if typ, obj, err = events.Next(); err != nil || typ != "ERROR" || len(obj) == 0 {
@@ -125,20 +125,20 @@ func TestDocEvents(t *testing.T) {
 			t.Errorf("%s: after the last event: %v, want io.EOF (%d bytes read)", codec, err, whole)
 		}
 	}
-	cut := rawmeta.NewDocEvents(strings.NewReader(`{"type":"ADDED","object":{"metadata":`), false)
+	cut := meta.NewDocEvents(strings.NewReader(`{"type":"ADDED","object":{"metadata":`), false)
 	if _, _, err := cut.Next(); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("a cut event: %v, want io.ErrUnexpectedEOF", err)
 	}
-	if _, _, err := rawmeta.NewDocEvents(strings.NewReader(`{"type":"ADDED"}`), false).Next(); !errors.Is(err, rawmeta.ErrMalformed) {
+	if _, _, err := meta.NewDocEvents(strings.NewReader(`{"type":"ADDED"}`), false).Next(); !errors.Is(err, meta.ErrMalformed) {
 		t.Errorf("an event without an object: %v, want ErrMalformed", err)
 	}
-	if _, _, err := rawmeta.NewDocEvents(strings.NewReader(`{"type":"ADDED","object":{]}`), false).Next(); !errors.Is(err, rawmeta.ErrMalformed) {
+	if _, _, err := meta.NewDocEvents(strings.NewReader(`{"type":"ADDED","object":{]}`), false).Next(); !errors.Is(err, meta.ErrMalformed) {
 		t.Errorf("a garbled event: %v, want ErrMalformed", err)
 	}
 	for _, isCBOR := range []bool{false, true} {
 		broken := errors.New("connection reset")
 		body := io.MultiReader(strings.NewReader(`{"type":"ADDED","obj`), iotest.ErrReader(broken))
-		if _, _, err := rawmeta.NewDocEvents(body, isCBOR).Next(); !errors.Is(err, broken) || errors.Is(err, rawmeta.ErrMalformed) {
+		if _, _, err := meta.NewDocEvents(body, isCBOR).Next(); !errors.Is(err, broken) || errors.Is(err, meta.ErrMalformed) {
 			t.Errorf("cbor=%t: a broken body: %v, want its own error, not ErrMalformed", isCBOR, err)
 		}
 	}

@@ -1,0 +1,121 @@
+package wire
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubesync/kubesync/internal/wire/meta"
+)
+
+// ErrUnexpected marks what the raw path did not expect (a body without the
+// protobuf envelope, a message it cannot walk): the caller switches the type to
+// its typed or dynamic client for good (DisableRaw) and carries on.
+var ErrUnexpected = errors.New("unexpected raw response")
+
+// surprise wraps err as ErrUnexpected.
+func surprise(err error) error { return fmt.Errorf("%w: %w", ErrUnexpected, err) }
+
+// Refused reports a server that will not answer a raw request in the encoding
+// asked (406, 415): the caller falls back as for ErrUnexpected.
+func Refused(err error) bool {
+	return apierrors.IsNotAcceptable(err) || apierrors.IsUnsupportedMediaType(err)
+}
+
+// ListMeta is a list page's revision and continue token.
+type ListMeta = meta.ListMeta
+
+// Object is one object as it arrived: its metadata read, its body (a protobuf
+// message without envelope, or a CBOR or JSON document) not decoded. It travels
+// where a runtime.Object does, in a watch event, so that a caller treats raw and
+// decoded objects alike until it decides to decode.
+type Object struct {
+	Meta meta.Meta
+	body []byte
+	f    format
+}
+
+var _ runtime.Object = (*Object)(nil)
+
+// GetObjectKind is empty: the kind is known once the body is decoded.
+func (o *Object) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
+
+// DeepCopyObject copies the object; the body is shared, as it is never written.
+func (o *Object) DeepCopyObject() runtime.Object { c := *o; return &c }
+
+// Decode decodes the body in full, as the typed or dynamic client would.
+func (o *Object) Decode() (runtime.Object, error) { return o.f.decode(o.body) }
+
+// Keep is what a lazy value keeps of the object: bytes of its own, so that it
+// pins no page or frame. A protobuf message loses its managed fields; a document
+// is copied as it is, and its decoder removes them.
+func (o *Object) Keep() ([]byte, error) { return o.f.keep(o.body) }
+
+// Partial is the object's metadata as an object of its own, which meta.Accessor
+// reads: what a consumer is handed of an object whose body does not decode, and
+// what a checkpoint keeps of a keys-only one. It pins no page or frame.
+func (o *Object) Partial() *metav1.PartialObjectMetadata {
+	return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: o.Meta.Name,
+		Namespace: o.Meta.Namespace, UID: types.UID(o.Meta.UID), ResourceVersion: o.Meta.ResourceVersion}}
+}
+
+// Page is one list page as the raw path read it: either its items undecoded
+// (Objects) or the whole page decoded (List).
+type Page struct {
+	// Objects are the page's items, metadata read.
+	Objects []*Object
+	// List, when set, is the page decoded in full: a custom type's page read
+	// whole, or a page that the server sent in another encoding than asked.
+	List runtime.Object
+	// Meta is the revision and continue token of a page read as Objects.
+	Meta ListMeta
+	// Off, when set, says why the raw path is off from this page on (the server
+	// ignored the Accept header): the caller logs it and calls DisableRaw.
+	Off error
+}
+
+// format is how a source's objects are encoded: protobuf messages (pbFormat, a
+// built-in type) or CBOR and JSON documents (docFormat, a custom type).
+type format interface {
+	// page reads a list page; whole: decode it in full at once where reading
+	// metadata first would only add a pass.
+	page(body []byte, whole bool) (Page, error)
+	// events returns the reader of a watch body whose first byte is first, or nil
+	// when the body is not in this format (the server answered JSON).
+	events(body *bufio.Reader, first byte, whole bool) func() (watch.Event, error)
+	// jsonWatch reads a JSON watch body as the typed or dynamic client would.
+	jsonWatch(body io.ReadCloser) (watch.Interface, error)
+	// response decodes a whole response body (an object, a list or a Status).
+	response(data []byte) (runtime.Object, error)
+	// decode decodes one object's body in full.
+	decode(body []byte) (runtime.Object, error)
+	// metaOf reads one object's metadata from its body.
+	metaOf(body []byte) (meta.Meta, error)
+	// keep is what a lazy value keeps of a body.
+	keep(body []byte) ([]byte, error)
+}
+
+// objects reads the items of a list page with walk and each item's metadata.
+func objects(name string, f format, list []byte, walk func([]byte, func([]byte) error) (ListMeta, error)) (Page, error) {
+	var objs []*Object
+	lm, err := walk(list, func(item []byte) error {
+		m, err := f.metaOf(item)
+		if err != nil {
+			return err
+		}
+		objs = append(objs, &Object{Meta: m, body: item, f: f})
+		return nil
+	})
+	if err != nil {
+		return Page{}, surprise(fmt.Errorf("%s: list page: %w", name, err))
+	}
+	return Page{Objects: objs, Meta: lm}, nil
+}
