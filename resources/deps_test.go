@@ -1,7 +1,11 @@
 package resources_test
 
 import (
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -30,5 +34,41 @@ var _ = Describe("The library's import graph", func() {
 		} {
 			Expect(deps).NotTo(ContainElement(HavePrefix(heavy)), "go %s", strings.Join(args, " "))
 		}
+	})
+
+	// resources is the model: how bytes become objects is package wire's job,
+	// and the clients that fetch them belong there too.
+	It("keeps resources the model: no transport package, and no client package in its files", func() {
+		const mod = "github.com/kubesync/kubesync/"
+		out, err := exec.Command("go", "list", "-deps", mod+"resources").CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), string(out))
+		deps := strings.Fields(string(out))
+		Expect(deps).To(ContainElement("k8s.io/apimachinery/pkg/runtime/schema"), "the list is the real import graph")
+		for _, transport := range []string{mod + "internal/rawmeta", mod + "internal/wire"} {
+			Expect(deps).NotTo(ContainElement(HavePrefix(transport)), "go list -deps ./resources")
+		}
+
+		files, err := filepath.Glob("*.go")
+		Expect(err).NotTo(HaveOccurred())
+		clients := []string{"k8s.io/client-go/rest", "k8s.io/client-go/kubernetes", "k8s.io/client-go/dynamic",
+			"k8s.io/client-go/metadata"}
+		read := 0
+		fset := token.NewFileSet()
+		for _, name := range files {
+			if strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, name, nil, parser.ImportsOnly)
+			Expect(err).NotTo(HaveOccurred())
+			read++
+			for _, imp := range f.Imports {
+				path, err := strconv.Unquote(imp.Path.Value)
+				Expect(err).NotTo(HaveOccurred())
+				for _, c := range clients {
+					Expect(path == c || strings.HasPrefix(path, c+"/")).To(BeFalse(), "%s imports %s", name, path)
+				}
+			}
+		}
+		Expect(read).To(BeNumerically(">", 5), "the package's own files were read")
 	})
 })
