@@ -7,9 +7,8 @@ import (
 
 	"github.com/sirupsen/logrus"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/rest"
 
-	"github.com/kubesync/kubesync/internal/wire"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/snapshot"
 	"github.com/kubesync/kubesync/syncer"
@@ -39,21 +38,17 @@ func (r lazyReader) OnUpdates(ups []syncer.Update) {
 
 // With WithLazyValues, a built-in object arrives as a *resources.Raw, which a
 // consumer decodes only if it needs the object; a snapshot.Store keeps the bytes
-// and decodes on Get. Against a cluster, pass a *rest.Config and drop
-// WithListerWatcher; here a small protobuf apiserver serves two ConfigMaps.
+// and decodes on Get. Here the cluster is a small protobuf apiserver that serves
+// two ConfigMaps.
 func ExampleWithLazyValues() {
 	srv := newPBServer(2)
 	defer srv.Close()
-	clients := srv.clients()
 	quiet := logrus.New()
 	quiet.SetOutput(io.Discard)
 
 	store, handed := snapshot.NewStore(), 0
-	s, err := syncer.New(nil, []resources.Type{resources.ConfigMaps}, lazyReader{store, &handed},
-		syncer.WithLazyValues(), syncer.WithLogger(quiet),
-		syncer.WithListerWatcher(func(t resources.Type) (cache.ListerWatcherWithContext, error) {
-			return wire.ListerWatcher(t, clients), nil
-		}))
+	s, err := syncer.New(&rest.Config{Host: srv.URL}, []resources.Type{resources.ConfigMaps}, lazyReader{store, &handed},
+		syncer.WithLazyValues(), syncer.WithLogger(quiet))
 	if err != nil {
 		panic(err)
 	}
