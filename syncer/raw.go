@@ -28,6 +28,13 @@ type rawSource interface {
 	LazyDecoder(typeName string, decodes *atomic.Int64) func([]byte) (runtime.Object, error)
 }
 
+// Both raw lister/watchers serve the raw path: were one not to, its type would
+// silently read through its fallback client only.
+var (
+	_ rawSource = (*wire.RawListerWatcher)(nil)
+	_ rawSource = (*wire.DocumentListerWatcher)(nil)
+)
+
 // raw returns the type's raw source if the raw path is on.
 func (w *watcher) raw() rawSource {
 	if rs, ok := w.lw.(rawSource); ok && rs.RawEnabled() {
