@@ -3,7 +3,6 @@ package syncer
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -177,12 +176,12 @@ func (s *Syncer) loadSnapshot(snap *checkpoint.Snapshot, timing logrus.Fields) {
 			s.ckpt.store.Clear(ts.t.Name)
 			continue
 		}
-		ts.resumed, ts.listed, ts.pending, ts.lastRV = true, true, NoList, tsnap.Revision
+		ts.resumeAt(tsnap.Revision)
 		resumed++
 	}
 	s.reportStatus() // ResyncInProgress, before the snapshot
 	for _, ts := range s.types {
-		if !ts.resumed {
+		if ts.catchUp == nil {
 			continue
 		}
 		w := watcher{t: ts.t}
@@ -242,63 +241,9 @@ func (s *Syncer) noteCleared(ts *typeState) {
 	}
 }
 
-// noteRevision records that the type reached rv, and ends its catch-up once rv is
-// at or past the server's revision at start.
+// noteRevision records that the type reached rv.
 func (s *Syncer) noteRevision(ts *typeState, rv string) {
 	if s.ckpt != nil && s.ckpt.store != nil {
 		s.ckpt.store.Revision(ts.t.Name, rv)
 	}
-	if ts.resumed && ts.fenceRV != "" && revisionAtLeast(rv, ts.fenceRV) {
-		s.caughtUp(ts)
-	}
-}
-
-// fenced records the server's current revision, taken by a resumed type's watcher
-// before its watch.
-func (s *Syncer) fenced(ts *typeState, rv string) {
-	ts.fenceRV = rv
-	if revisionAtLeast(ts.lastRV, rv) {
-		s.caughtUp(ts) // nothing happened since the checkpoint
-	}
-}
-
-func (s *Syncer) caughtUp(ts *typeState) {
-	if !ts.resumed {
-		return
-	}
-	ts.resumed, ts.fenceRV = false, ""
-	if ts.phase == waiting {
-		ts.phase = watching // the fence was the apiserver's answer
-	}
-	ts.log.WithFields(logrus.Fields{"rv": ts.lastRV, "objects": ts.ledger.len()}).Info("Type caught up from the checkpoint")
-}
-
-// catchUpEnded: a resumed type's short watch ended before a bookmark or event
-// reached the server's revision at start. The apiserver sends no bookmarks (its
-// watch cache is off), or they came too late: the type lists instead, diffed
-// against its ledger.
-func (s *Syncer) catchUpEnded(ts *typeState) {
-	if ts.resumed && ts.fenceRV != "" {
-		ts.log.WithField("rv", ts.lastRV).Info("No bookmark while catching up; listing to be sure")
-		ts.pending = ListNotCaughtUp
-	}
-}
-
-// catchingUp: the type resumed from the checkpoint and has not reached the
-// server's revision yet. It reads as ResyncInProgress, even while its requests
-// fail, unless the type is missing or refused.
-func (ts *typeState) catchingUp() bool {
-	return ts.resumed && ts.phase != missing && ts.phase != refused
-}
-
-// revisionAtLeast compares two resource versions. Kubernetes keeps them opaque;
-// every etcd-backed apiserver's are integers, and anything else cannot be ordered:
-// then any revision counts as caught up.
-func revisionAtLeast(rv, target string) bool {
-	a, errA := strconv.ParseUint(rv, 10, 64)
-	b, errB := strconv.ParseUint(target, 10, 64)
-	if errA != nil || errB != nil {
-		return rv != ""
-	}
-	return a >= b
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
+	"github.com/sirupsen/logrus"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,14 +24,27 @@ const catchUpWatchTimeout = 3
 // fenceName is a name no object of any kind can have.
 const fenceName = ".."
 
+// catchUpState is a resumed type's until it reaches the server's revision at
+// start: fenceRV, that revision, is empty until the fence has read it.
+type catchUpState struct {
+	fenceRV string
+}
+
+// resumeAt makes the type resume from the checkpoint at rv: it counts as listed (a
+// relist is delivered whole), watches from rv, and catches up first.
+func (ts *typeState) resumeAt(rv string) {
+	ts.catchUp = &catchUpState{}
+	ts.listed, ts.pending, ts.lastRV = true, NoList, rv
+}
+
 // planResume adds to p what a resumed type needs until it has caught up: the
 // server's current revision first (once), and watches that end soon, so that a
 // bookmark says how far they got.
 func (ts *typeState) planResume(p *plan, w *watcher) {
-	if !ts.resumed || p.list {
+	if ts.catchUp == nil || p.list {
 		return
 	}
-	p.fence = ts.fenceRV == ""
+	p.fence = ts.catchUp.fenceRV == ""
 	w.catchUp = true
 }
 
@@ -49,13 +64,13 @@ func (w *watcher) fenceThenWatch(ctx context.Context, rv string) {
 	w.watch(ctx, rv)
 }
 
-// fenceFailed decides what follows a failed fence. A transient failure (the
+// onFenceFailed decides what follows a failed fence. A transient failure (the
 // apiserver unreachable, or answering 5xx) is retried after a backoff step without
 // counting as a watch error at the type's revision: a resumed type must not relist
 // because the apiserver was down for a while. Anything else is handled as the
 // watch's own failure would be.
-func (s *Syncer) fenceFailed(ctx context.Context, ts *typeState, ev event) {
-	if classify(ev.err) != transient {
+func (s *Syncer) onFenceFailed(ctx context.Context, ts *typeState, ev event) {
+	if classify(ev.err) != classTransient {
 		s.fail(ctx, ts, ev)
 		return
 	}
@@ -91,7 +106,7 @@ func (w *watcher) fence(ctx context.Context) (string, error) {
 	defer g.stop()
 	wi, err := w.lw.WatchWithContext(g.ctx, opts)
 	if err != nil {
-		return w.fenceFailed(ctx, refusedStream(g.explain(err)))
+		return w.fenceByList(ctx, refusedStream(g.explain(err)))
 	}
 	defer wi.Stop()
 	for {
@@ -106,7 +121,7 @@ func (w *watcher) fence(ctx context.Context) (string, error) {
 		case !ok:
 			return "", errStreamEnded
 		case e.Type == watch.Error:
-			return w.fenceFailed(ctx, refusedStream(apierrors.FromObject(e.Object)))
+			return w.fenceByList(ctx, refusedStream(apierrors.FromObject(e.Object)))
 		case e.Type == watch.Bookmark:
 			m, err := meta.Accessor(e.Object)
 			if err != nil {
@@ -119,9 +134,9 @@ func (w *watcher) fence(ctx context.Context) (string, error) {
 	}
 }
 
-// fenceFailed falls back to a list of one object where streaming lists are
+// fenceByList falls back to a list of one object where streaming lists are
 // refused.
-func (w *watcher) fenceFailed(ctx context.Context, err error) (string, error) {
+func (w *watcher) fenceByList(ctx context.Context, err error) (string, error) {
 	if !errors.Is(err, errWatchListUnsupported) {
 		return "", err
 	}
@@ -132,4 +147,65 @@ func (w *watcher) fenceFailed(ctx context.Context, err error) (string, error) {
 		return "", err
 	}
 	return meta.NewAccessor().ResourceVersion(list)
+}
+
+// reached ends a resumed type's catch-up once its watch reached rv, at or past the
+// server's revision at start.
+func (s *Syncer) reached(ts *typeState, rv string) {
+	if c := ts.catchUp; c != nil && c.fenceRV != "" && revisionAtLeast(rv, c.fenceRV) {
+		s.caughtUp(ts)
+	}
+}
+
+// fenced records the server's current revision, taken by a resumed type's watcher
+// before its watch.
+func (s *Syncer) fenced(ts *typeState, rv string) {
+	if ts.catchUp == nil {
+		return
+	}
+	ts.catchUp.fenceRV = rv
+	if revisionAtLeast(ts.lastRV, rv) {
+		s.caughtUp(ts) // nothing happened since the checkpoint
+	}
+}
+
+func (s *Syncer) caughtUp(ts *typeState) {
+	if ts.catchUp == nil {
+		return
+	}
+	ts.catchUp = nil
+	if ts.phase == waiting {
+		ts.setPhase(watching) // the fence was the apiserver's answer
+	}
+	ts.log.WithFields(logrus.Fields{"rv": ts.lastRV, "objects": ts.ledger.len()}).Info("Type caught up from the checkpoint")
+}
+
+// catchUpEnded: a resumed type's short watch ended before a bookmark or event
+// reached the server's revision at start. The apiserver sends no bookmarks (its
+// watch cache is off), or they came too late: the type lists instead, diffed
+// against its ledger.
+func (s *Syncer) catchUpEnded(ts *typeState) {
+	if c := ts.catchUp; c != nil && c.fenceRV != "" {
+		ts.log.WithField("rv", ts.lastRV).Info("No bookmark while catching up; listing to be sure")
+		ts.pending = ListNotCaughtUp
+	}
+}
+
+// catchingUp: the type resumed from the checkpoint and has not reached the
+// server's revision yet. It reads as ResyncInProgress, even while its requests
+// fail, unless the type is missing or refused.
+func (ts *typeState) catchingUp() bool {
+	return ts.catchUp != nil && ts.phase != missing && ts.phase != refused
+}
+
+// revisionAtLeast compares two resource versions. Kubernetes keeps them opaque;
+// every etcd-backed apiserver's are integers, and anything else cannot be ordered:
+// then any revision counts as caught up.
+func revisionAtLeast(rv, target string) bool {
+	a, errA := strconv.ParseUint(rv, 10, 64)
+	b, errB := strconv.ParseUint(target, 10, 64)
+	if errA != nil || errB != nil {
+		return rv != ""
+	}
+	return a >= b
 }

@@ -53,33 +53,39 @@ func FailureOf(err error) Failure {
 	return NoFailure
 }
 
-// errorClass is what the loop must do after an error.
+// errorClass is what the loop must do after an error: Syncer.fail has one
+// handler per class.
 type errorClass uint8
 
 const (
-	// transient: retry after a backoff, from the same revision.
-	transient errorClass = iota
-	// expired: the revision can no longer be served; relist.
-	expired
-	// denied: a sync failure (Failure says which); reported, retried with backoff.
-	denied
-	// unsupported: the server refused a streaming list; Auto falls back to paging.
-	unsupported
-	// stalled: the server sent nothing for a progress deadline; re-open.
-	stalled
+	// classTransient: retry after a backoff, from the same revision.
+	classTransient errorClass = iota
+	// classExpired: the revision can no longer be served; relist.
+	classExpired
+	// classMissing: the type is not served (404); reported, retried with backoff.
+	classMissing
+	// classRefused: the type or the client is refused (403, 401); reported,
+	// retried with backoff.
+	classRefused
+	// classUnsupported: the server refused a streaming list; Auto falls back to paging.
+	classUnsupported
+	// classStalled: the server sent nothing for a progress deadline; re-open.
+	classStalled
 )
 
 func (c errorClass) String() string {
 	switch c {
-	case transient:
+	case classTransient:
 		return "transient"
-	case expired:
+	case classExpired:
 		return "expired"
-	case denied:
-		return "denied"
-	case unsupported:
+	case classMissing:
+		return "missing"
+	case classRefused:
+		return "refused"
+	case classUnsupported:
 		return "unsupported"
-	case stalled:
+	case classStalled:
 		return "stalled"
 	}
 	return "errorClass(" + strconv.Itoa(int(c)) + ")"
@@ -89,15 +95,17 @@ func classify(err error) errorClass {
 	switch {
 	case apierrors.IsResourceExpired(err), apierrors.IsGone(err),
 		apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge):
-		return expired
+		return classExpired
+	case FailureOf(err) == Missing:
+		return classMissing
 	case FailureOf(err) != NoFailure:
-		return denied
+		return classRefused
 	case errors.Is(err, errWatchListUnsupported):
-		return unsupported
+		return classUnsupported
 	case errors.Is(err, errNoProgress):
-		return stalled
+		return classStalled
 	}
-	return transient
+	return classTransient
 }
 
 var (

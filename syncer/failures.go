@@ -19,17 +19,15 @@ func (s *Syncer) fail(ctx context.Context, ts *typeState, ev event) {
 	log := ts.log.WithError(ev.err).WithField("failure", class)
 	var delay time.Duration
 	switch class {
-	case expired:
+	case classExpired:
 		delay = s.onExpired(ts, ev, log)
-	case denied:
-		if FailureOf(ev.err) == Missing {
-			delay = s.onMissing(ts, ev, log)
-		} else {
-			delay = s.onRefused(ts, ev, log)
-		}
-	case unsupported:
+	case classMissing:
+		delay = s.onMissing(ts, ev, log)
+	case classRefused:
+		delay = s.onRefused(ts, ev, log)
+	case classUnsupported:
 		delay = s.onUnsupported(ts, ev, log)
-	case stalled:
+	case classStalled:
 		delay = s.onStalled(ts, ev, log)
 	default:
 		delay = s.onTransient(ts, ev, log)
@@ -56,7 +54,7 @@ func (s *Syncer) onMissing(ts *typeState, ev event, log logrus.FieldLogger) time
 	s.noteCleared(ts)
 	ts.ledger.clear(func(f forgotten) { s.emitGone(ts, f) })
 	s.flushHeld(ts)
-	ts.phase = missing
+	ts.setPhase(missing)
 	return ts.nextDelay(ev.healthy)
 }
 
@@ -69,20 +67,20 @@ func (s *Syncer) onRefused(ts *typeState, ev event, log logrus.FieldLogger) time
 		// A streaming list is a watch: a client allowed to list but not to watch
 		// still gets its list, by pages.
 		log.Info("Streaming list forbidden; falling back to paged lists")
-		ts.strategy = Paged
+		ts.initial.strategy = Paged
 		return ts.nextDelay(ev.healthy) // a refused request all the same: paced
 	}
 	s.syncFailed(ts, FailureOf(ev.err), ev.err, log)
-	ts.phase = refused
+	ts.setPhase(refused)
 	ts.retryList()
 	return ts.nextDelay(ev.healthy)
 }
 
 // onUnsupported: the server refused a streaming list. Auto pages from now on.
 func (s *Syncer) onUnsupported(ts *typeState, ev event, log logrus.FieldLogger) time.Duration {
-	if s.cfg.initialList == Auto && ts.strategy == WatchList {
+	if s.cfg.initialList == Auto && ts.initial.strategy == WatchList {
 		log.Info("Streaming lists refused; falling back to paged lists")
-		ts.strategy = Paged
+		ts.initial.strategy = Paged
 		return 0
 	}
 	return s.onTransient(ts, ev, log)
@@ -94,7 +92,7 @@ func (s *Syncer) onUnsupported(ts *typeState, ev event, log logrus.FieldLogger) 
 func (s *Syncer) onStalled(ts *typeState, ev event, log logrus.FieldLogger) time.Duration {
 	if s.streamingList(ts) {
 		log.Warn("Streaming list stalled before its initial events ended; falling back to paged lists")
-		ts.strategy = Paged
+		ts.initial.strategy = Paged
 		return 0
 	}
 	log.Warn("No progress from the server; re-opening")
@@ -110,23 +108,18 @@ func (s *Syncer) onTransient(ts *typeState, ev event, log logrus.FieldLogger) ti
 	delay := ts.nextDelay(ev.healthy)
 	if ts.pending != NoList {
 		if errors.Is(ev.err, errStreamEnded) && s.streamingList(ts) {
-			if ts.streamEnds++; ts.streamEnds >= streamEndsToFallBack {
+			if ts.initial.streamEnds++; ts.initial.streamEnds >= streamEndsToFallBack {
 				log.Warn("Streams keep ending before their initial events; falling back to paged lists")
-				ts.strategy = Paged
+				ts.initial.strategy = Paged
 			}
 		}
 		log.WithField("delay", delay).Warn("List failed; retrying")
 		ts.retryList()
 		return delay
 	}
-	if ev.rv == ts.errRV {
-		ts.errCount++
-	} else {
-		ts.errRV, ts.errCount = ev.rv, 1
-	}
-	if ts.errCount >= s.cfg.errorsToResync {
-		log.WithField("errors", ts.errCount).Warn("Watch keeps failing at one revision; relisting")
-		ts.pending, ts.errCount = ListErrors, 0
+	if n := ts.watchErrs.at(ev.rv); n >= s.cfg.errorsToResync {
+		log.WithField("errors", n).Warn("Watch keeps failing at one revision; relisting")
+		ts.pending, ts.watchErrs.n = ListErrors, 0
 		return delay
 	}
 	log.WithField("delay", delay).Info("Watch failed; re-watching from the last revision")
@@ -139,7 +132,7 @@ const streamEndsToFallBack = 3
 
 // streamingList reports whether the failed attempt was an Auto streaming list.
 func (s *Syncer) streamingList(ts *typeState) bool {
-	return s.cfg.initialList == Auto && ts.strategy == WatchList && ts.pending != NoList
+	return s.cfg.initialList == Auto && ts.initial.strategy == WatchList && ts.pending != NoList
 }
 
 // syncFailed reports a failure once per episode, and again if it changes.
@@ -171,10 +164,12 @@ func (ts *typeState) retryList() {
 	}
 }
 
-// setPhase moves a type to p, except one that has had no answer yet: it stays
-// waiting, so that an unreachable apiserver reads as WaitForDatastore.
-func (ts *typeState) setPhase(p phase) {
-	if ts.phase != waiting {
-		ts.phase = p
+// at counts a watch error at rv and returns how many came in a row there.
+func (e *watchErrs) at(rv string) int {
+	if rv == e.rv {
+		e.n++
+	} else {
+		e.rv, e.n = rv, 1
 	}
+	return e.n
 }

@@ -10,17 +10,18 @@ import (
 	"github.com/kubesync/kubesync/resources"
 )
 
-// handle applies one watcher event to the loop's state: each kind is one arm, and
-// every change of a type's phase happens here or in failures.go.
+// handle applies one watcher event to the loop's state: each kind is one arm. An
+// error goes to Syncer.fail (failures.go), a fence's answer to the catch-up
+// (checkpoint_fence.go); the phase is written by typeState.setPhase alone.
 func (s *Syncer) handle(ctx context.Context, ev event) {
 	ts := s.types[ev.idx]
-	if ev.gen != ts.gen {
+	if ev.gen != ts.run.n {
 		return // from a watcher that was already replaced
 	}
 	switch ev.kind {
 	case evInitStart:
 		ts.epoch = ts.ledger.nextEpoch(ts.epoch)
-		ts.phase = listing
+		ts.setPhase(listing)
 	case evInitApply:
 		for _, o := range ev.objs {
 			s.apply(ts, o)
@@ -29,7 +30,7 @@ func (s *Syncer) handle(ctx context.Context, ev event) {
 	case evInitDone:
 		s.finishList(ts, ev.rv)
 	case evWatchOpened:
-		ts.phase = watching
+		ts.setPhase(watching)
 		s.recovered(ts)
 	case evApply:
 		s.apply(ts, ev.objs[0])
@@ -50,7 +51,7 @@ func (s *Syncer) handle(ctx context.Context, ev event) {
 	case evFenced:
 		s.fenced(ts, ev.rv)
 	case evFenceFailed:
-		s.fenceFailed(ctx, ts, ev)
+		s.onFenceFailed(ctx, ts, ev)
 	}
 	s.observe(ts)
 }
@@ -58,15 +59,16 @@ func (s *Syncer) handle(ctx context.Context, ev event) {
 // observe tells the observer the type's object count and status when they changed:
 // handle runs for every event, and an observer may take a lock per call.
 func (s *Syncer) observe(ts *typeState) {
-	if n := ts.ledger.len(); !ts.observed || n != ts.observedObjects {
+	o := &ts.observed
+	if n := ts.ledger.len(); !o.told || n != o.objects {
 		s.cfg.observer.Objects(ts.t.Name, n)
-		ts.observedObjects = n
+		o.objects = n
 	}
-	if st := ts.status(); !ts.observed || st != ts.observedStatus {
+	if st := ts.status(); !o.told || st != o.status {
 		s.cfg.observer.TypeStatus(ts.t.Name, st)
-		ts.observedStatus = st
+		o.status = st
 	}
-	ts.observed = true
+	o.told = true
 	s.publish(ts)
 }
 
@@ -74,8 +76,9 @@ func (s *Syncer) observe(ts *typeState) {
 // only a watch that stayed open long enough does (typeState.nextDelay).
 func (s *Syncer) progress(ts *typeState, rv string) {
 	ts.lastRV = rv
-	ts.errCount = 0
+	ts.watchErrs.n = 0
 	s.noteRevision(ts, rv)
+	s.reached(ts, rv)
 	s.cfg.observer.EventReceived(ts.t.Name)
 }
 
@@ -145,8 +148,9 @@ func deletion(k resources.Key, rev string, uid types.UID) Update {
 func (s *Syncer) finishList(ts *typeState, rv string) {
 	s.sweep(ts, ts.epoch)
 	s.flushHeld(ts)
-	ts.phase, ts.pending, ts.listed = watching, NoList, true
-	ts.lastRV, ts.streamEnds, ts.errCount = rv, 0, 0
+	ts.setPhase(watching)
+	ts.pending, ts.listed = NoList, true
+	ts.lastRV, ts.initial.streamEnds, ts.watchErrs.n = rv, 0, 0
 	s.noteRevision(ts, rv)
 	s.caughtUp(ts)
 	s.recovered(ts)

@@ -47,6 +47,6 @@ func (ts *typeState) failsClosed() bool {
 func (s *Syncer) onRequiredMissing(ts *typeState, ev event, log logrus.FieldLogger) time.Duration {
 	s.syncFailed(ts, Missing, ev.err, log)
 	ts.pending = ListReappeared
-	ts.phase = missing
+	ts.setPhase(missing)
 	return ts.nextDelay(ev.healthy)
 }

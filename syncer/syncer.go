@@ -287,7 +287,7 @@ func (s *Syncer) run(ctx context.Context) {
 	}
 }
 
-// aggregate is the syncer's status: WaitForDatastore until a type has an answer,
+// aggregate computes the syncer's status: WaitForDatastore until a type has an answer,
 // InSync once every type has finished its first sync. After that it stays InSync,
 // as Calico's syncers do: a relist of one type arrives as one batch, and the
 // type's own status goes to the Observer.
@@ -305,7 +305,6 @@ func (s *Syncer) aggregate() SyncStatus {
 	case !answered:
 		return WaitForDatastore
 	case synced:
-		s.inSync = true
 		return InSync
 	}
 	return ResyncInProgress
@@ -313,6 +312,7 @@ func (s *Syncer) aggregate() SyncStatus {
 
 func (s *Syncer) reportStatus() {
 	st := s.aggregate()
+	s.inSync = st == InSync
 	if s.reported && st == s.status {
 		return
 	}

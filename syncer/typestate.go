@@ -2,6 +2,7 @@ package syncer
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -11,7 +12,7 @@ import (
 	"github.com/kubesync/kubesync/resources"
 )
 
-// phase is what a type is doing. Every transition is made in handle.go.
+// phase is what a type is doing. Only typeState.setPhase writes it.
 type phase uint8
 
 const (
@@ -31,10 +32,26 @@ const (
 )
 
 func (p phase) String() string {
-	return [...]string{"waiting", "listing", "watching", "backing off", "missing", "refused"}[p]
+	switch p {
+	case waiting:
+		return "waiting"
+	case listing:
+		return "listing"
+	case watching:
+		return "watching"
+	case backingOff:
+		return "backing off"
+	case missing:
+		return "missing"
+	case refused:
+		return "refused"
+	}
+	return "phase(" + strconv.Itoa(int(p)) + ")"
 }
 
-// typeState is the loop's state of one resource type.
+// typeState is the loop's state of one resource type. Each part that only means
+// something together is one value: a resumed type's catch-up is a pointer that is
+// nil once it has caught up, the watch errors at one revision are one pair.
 type typeState struct {
 	t      resources.Type
 	lw     cache.ListerWatcherWithContext
@@ -52,28 +69,50 @@ type typeState struct {
 	// failure: the failure episode reported, to report each once; NoFailure if none.
 	failure Failure
 
+	initial   initialRead
+	epoch     uint32    // mark of the current list, for mark and sweep
+	held      heldBatch // changes of a relist of a listed type, until it completes
+	lastRV    string
+	watchErrs watchErrs
+	retry     retry
+	observed  observation
+	// catchUp is set while the type, resumed from the checkpoint, has not reached
+	// the server's revision at start (checkpoint_fence.go).
+	catchUp *catchUpState
+
+	run generation
+}
+
+// initialRead is how the type reads its initial state.
+type initialRead struct {
 	strategy   InitialList // WatchList or Paged, once Auto is resolved
 	streamEnds int         // streams in a row that ended before their initial events
-	epoch      uint32      // mark of the current list, for mark and sweep
-	held       heldBatch   // changes of a relist of a listed type, until it completes
-	lastRV     string
-	errRV      string // revision of the last consecutive watch errors
-	errCount   int
-	backoff    wait.Backoff // the one backoff of the type
-	retrying   bool         // the last attempt failed: every request waits a step
-	opened     time.Time    // when the current watch was opened
+}
 
-	// What the observer was last told.
-	observed        bool
-	observedObjects int
-	observedStatus  SyncStatus
+// watchErrs counts the consecutive watch errors at one revision.
+type watchErrs struct {
+	rv string
+	n  int
+}
 
-	// resumed: the type resumed from the checkpoint and has not caught up with
-	// fenceRV, the server's revision at start, yet (checkpoint.go).
-	resumed bool
-	fenceRV string
+// retry is the type's one backoff. failing: the last attempt failed, so every
+// request waits a step.
+type retry struct {
+	backoff wait.Backoff
+	failing bool
+}
 
-	gen    uint64
+// observation is what the observer was last told of a type, if told is set.
+type observation struct {
+	told    bool
+	objects int
+	status  SyncStatus
+}
+
+// generation is the type's current watcher goroutine: its number, which the
+// events it sends carry, and how to stop it and wait for it.
+type generation struct {
+	n      uint64
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -84,27 +123,38 @@ func newTypeState(t resources.Type, lw cache.ListerWatcherWithContext, cfg *conf
 		strategy = WatchList
 	}
 	return &typeState{
-		t:        t,
-		lw:       lw,
-		cfg:      cfg,
-		log:      cfg.log.WithField("type", t.Name),
-		ledger:   newLedger(t),
-		strategy: strategy,
-		pending:  ListInitial,
-		backoff:  cfg.backoff,
+		t:       t,
+		lw:      lw,
+		cfg:     cfg,
+		log:     cfg.log.WithField("type", t.Name),
+		ledger:  newLedger(t),
+		initial: initialRead{strategy: strategy},
+		pending: ListInitial,
+		retry:   retry{backoff: cfg.backoff},
 	}
+}
+
+// setPhase is the one writer of the type's phase. A type that has had no answer
+// yet stays waiting when it backs off, so that an unreachable apiserver reads as
+// WaitForDatastore.
+func (ts *typeState) setPhase(p phase) {
+	if p == backingOff && ts.phase == waiting {
+		return
+	}
+	ts.phase = p
 }
 
 // start runs a new watcher generation after delay: a list if one is pending, else a
 // watch from the last revision. A failing type also waits a step between its list
 // and its watch, so that every request it makes is paced by its backoff.
 func (ts *typeState) start(ctx context.Context, events chan<- event, delay time.Duration) {
-	ts.gen++
-	ctx, ts.cancel = context.WithCancel(ctx)
-	ts.done = make(chan struct{})
+	ts.run.n++
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	ts.run.cancel, ts.run.done = cancel, done
 	w := &watcher{
 		idx:    ts.idx,
-		gen:    ts.gen,
+		gen:    ts.run.n,
 		t:      ts.t,
 		lw:     ts.lw,
 		cfg:    ts.cfg,
@@ -115,18 +165,17 @@ func (ts *typeState) start(ctx context.Context, events chan<- event, delay time.
 	if rs, ok := ts.lw.(rawSource); ok && ts.cfg.lazyValues {
 		w.lazyDecode = lazyDecoder(ts.t.Name, rs, ts.cfg.decodes)
 	}
-	p := plan{list: ts.pending != NoList, rv: ts.lastRV, delay: delay, strategy: ts.strategy}
+	p := plan{list: ts.pending != NoList, rv: ts.lastRV, delay: delay, strategy: ts.initial.strategy}
 	ts.planResume(&p, w)
 	if p.list {
-		if ts.retrying {
-			p.watchDelay = ts.backoff.Step()
+		if ts.retry.failing {
+			p.watchDelay = ts.retry.backoff.Step()
 		}
 		ts.log.WithFields(logrus.Fields{"reason": ts.pending, "strategy": p.strategy, "delay": delay}).Debug("Listing")
 		ts.cfg.observer.Listing(ts.t.Name, ts.pending)
 	} else {
 		ts.log.WithFields(logrus.Fields{"rv": p.rv, "delay": delay}).Debug("Watching")
 	}
-	done := ts.done
 	go func() {
 		defer close(done)
 		w.run(ctx, p)
@@ -136,23 +185,23 @@ func (ts *typeState) start(ctx context.Context, events chan<- event, delay time.
 // stop closes the type's watcher and waits for its goroutine to exit, so that no
 // event of the old stream can arrive after it.
 func (ts *typeState) stop() {
-	if ts.cancel == nil {
+	if ts.run.cancel == nil {
 		return
 	}
-	ts.cancel()
-	<-ts.done
-	ts.cancel, ts.done = nil, nil
+	ts.run.cancel()
+	<-ts.run.done
+	ts.run.cancel, ts.run.done = nil, nil
 }
 
 // nextDelay is the wait before the type's next request after a watcher ended: none
 // after a healthy watch, which also resets the backoff; the next step otherwise.
 func (ts *typeState) nextDelay(healthy bool) time.Duration {
 	if healthy {
-		ts.backoff, ts.retrying = ts.cfg.backoff, false
+		ts.retry = retry{backoff: ts.cfg.backoff}
 		return 0
 	}
-	ts.retrying = true
-	return ts.backoff.Step()
+	ts.retry.failing = true
+	return ts.retry.backoff.Step()
 }
 
 // status is the type's own status: a refused or missing type counts as synced.
