@@ -65,12 +65,13 @@ func (w *watcher) fenceThenWatch(ctx context.Context, rv string) {
 }
 
 // onFenceFailed decides what follows a failed fence. A transient failure (the
-// apiserver unreachable, or answering 5xx) is retried after a backoff step without
+// apiserver unreachable, or answering 5xx), or a server whose watch cache is
+// behind etcd (too large a resource version on the consistent read), is retried after a backoff step without
 // counting as a watch error at the type's revision: a resumed type must not relist
 // because the apiserver was down for a while. Anything else is handled as the
 // watch's own failure would be.
 func (s *Syncer) onFenceFailed(ctx context.Context, ts *typeState, ev event) {
-	if classify(ev.err) != classTransient {
+	if c := classify(ev.err); c != classTransient && c != classBehind {
 		s.fail(ctx, ts, ev)
 		return
 	}

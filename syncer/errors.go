@@ -3,6 +3,7 @@ package syncer
 import (
 	"errors"
 	"strconv"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -62,6 +63,9 @@ const (
 	classTransient errorClass = iota
 	// classExpired: the revision can no longer be served; relist.
 	classExpired
+	// classBehind: the server has not reached the revision asked for yet (too
+	// large a resource version); wait, then ask again.
+	classBehind
 	// classMissing: the type is not served (404); reported, retried with backoff.
 	classMissing
 	// classRefused: the type or the client is refused (403, 401); reported,
@@ -79,6 +83,8 @@ func (c errorClass) String() string {
 		return "transient"
 	case classExpired:
 		return "expired"
+	case classBehind:
+		return "behind"
 	case classMissing:
 		return "missing"
 	case classRefused:
@@ -93,8 +99,9 @@ func (c errorClass) String() string {
 
 func classify(err error) errorClass {
 	switch {
-	case apierrors.IsResourceExpired(err), apierrors.IsGone(err),
-		apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge):
+	case tooLargeRevision(err):
+		return classBehind
+	case apierrors.IsResourceExpired(err), apierrors.IsGone(err):
 		return classExpired
 	case FailureOf(err) == Missing:
 		return classMissing
@@ -106,6 +113,21 @@ func classify(err error) errorClass {
 		return classStalled
 	}
 	return classTransient
+}
+
+// tooLargeRevision: the apiserver's watch cache is behind the revision asked for
+// (504 with the cause ResourceVersionTooLarge), or, on a consistent read, behind
+// etcd's. It is the check of client-go's reflector: servers before 1.17 said so in
+// the message only.
+func tooLargeRevision(err error) bool {
+	if apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge) {
+		return true
+	}
+	var st apierrors.APIStatus
+	if !apierrors.IsTimeout(err) || !errors.As(err, &st) {
+		return false
+	}
+	return strings.Contains(st.Status().Message, "Too large resource version")
 }
 
 var (

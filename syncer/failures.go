@@ -21,6 +21,8 @@ func (s *Syncer) fail(ctx context.Context, ts *typeState, ev event) {
 	switch class {
 	case classExpired:
 		delay = s.onExpired(ts, ev, log)
+	case classBehind:
+		delay = s.onBehind(ts, ev, log)
 	case classMissing:
 		delay = s.onMissing(ts, ev, log)
 	case classRefused:
@@ -41,6 +43,29 @@ func (s *Syncer) onExpired(ts *typeState, ev event, log logrus.FieldLogger) time
 	ts.pending = ListExpired
 	ts.setPhase(backingOff)
 	return ts.nextDelay(ev.healthy)
+}
+
+// onBehind: the server has not reached the revision asked for yet (too large a
+// resource version: its watch cache lags etcd, as under a herd of consistent
+// reads). That is a reason to wait, not to ask for more: the type retries what
+// failed on its backoff, a watch from the revision it had. Only a server that
+// stays behind that revision for the behind limit makes it relist: after an etcd
+// restore, revisions do go back.
+func (s *Syncer) onBehind(ts *typeState, ev event, log logrus.FieldLogger) time.Duration {
+	ts.setPhase(backingOff)
+	delay := ts.nextDelay(ev.healthy)
+	if ts.pending != NoList {
+		ts.retryList()
+		log.WithField("delay", delay).Info("Server behind on a consistent read; retrying")
+		return delay
+	}
+	if since := ts.behind.at(ts.lastRV, s.cfg.clock.Now()); s.cfg.clock.Since(since) >= s.cfg.behindLimit {
+		log.WithField("limit", s.cfg.behindLimit).Warn("Server stayed behind this type's revision; relisting")
+		ts.pending, ts.behind = ListExpired, behindState{}
+		return delay
+	}
+	log.WithFields(logrus.Fields{"rv": ts.lastRV, "delay": delay}).Info("Server behind this type's revision; waiting")
+	return delay
 }
 
 // onMissing: the type is not served (a CRD that is absent). It counts as synced and

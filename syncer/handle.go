@@ -73,10 +73,11 @@ func (s *Syncer) observe(ts *typeState) {
 }
 
 // progress records that a live watch reached rv. It does not reset the backoff:
-// only a watch that stayed open long enough does (typeState.nextDelay).
+// that waits for the watch's end (typeState.nextDelay), which says whether the
+// watch was healthy.
 func (s *Syncer) progress(ts *typeState, rv string) {
 	ts.lastRV = rv
-	ts.watchErrs.n = 0
+	ts.watchErrs.n, ts.behind = 0, behindState{}
 	s.noteRevision(ts, rv)
 	s.reached(ts, rv)
 	s.cfg.observer.EventReceived(ts.t.Name)
@@ -150,7 +151,8 @@ func (s *Syncer) finishList(ts *typeState, rv string) {
 	s.flushHeld(ts)
 	ts.setPhase(watching)
 	ts.pending, ts.listed = NoList, true
-	ts.lastRV, ts.initial.streamEnds, ts.watchErrs.n = rv, 0, 0
+	ts.lastRV, ts.initial.streamEnds, ts.watchErrs.n, ts.behind = rv, 0, 0, behindState{}
+	ts.retry.afterList = true
 	s.noteRevision(ts, rv)
 	s.caughtUp(ts)
 	s.recovered(ts)

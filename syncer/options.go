@@ -54,6 +54,7 @@ type config struct {
 	maxQueued            int
 	backoff              wait.Backoff
 	errorsToResync       int
+	behindLimit          time.Duration
 	minWatchLife         time.Duration
 	progressTimeout      time.Duration
 	initialEventsTimeout time.Duration
@@ -79,6 +80,7 @@ func defaults() config {
 		maxQueued:            10_000,
 		backoff:              DefaultBackoff(),
 		errorsToResync:       5,
+		behindLimit:          DefaultBehindLimit,
 		minWatchLife:         30 * time.Second,
 		progressTimeout:      DefaultWatchProgressTimeout,
 		initialEventsTimeout: 30 * time.Second,
@@ -109,6 +111,7 @@ func (c *config) validate() error {
 		{c.maxQueued < 1, "WithMaxQueued", "must be at least 1"},
 		{c.errorsToResync < 1, "WithErrorsToResync", "must be at least 1"},
 		{c.minWatchLife < 0, "WithMinWatchLife", "must not be negative"},
+		{c.behindLimit <= 0, "WithBehindLimit", "must be positive"},
 		{c.progressTimeout <= 0, "WithWatchProgressTimeout", "must be positive"},
 		{c.initialEventsTimeout <= 0, "WithInitialEventsTimeout", "must be positive"},
 		{c.initialList > Paged, "WithInitialList", "is not Auto, WatchList or Paged"},
@@ -153,18 +156,32 @@ func WithMaxBatch(n int) Option { return func(c *config) { c.maxBatch = n } }
 func WithMaxQueued(n int) Option { return func(c *config) { c.maxQueued = n } }
 
 // WithBackoff sets the retry backoff of each type (default DefaultBackoff): every
-// request of a failing type waits the next step, from Duration, times Factor, up to
-// Cap, lengthened by up to Jitter. Only a watch that stayed open for the minimum
-// watch life resets it. Steps is ignored: retries never stop.
+// request that follows a failure waits the next step, from Duration, times Factor,
+// up to Cap, lengthened by up to Jitter. A watch that stayed open for the minimum
+// watch life resets it, and so does one that stayed open for Duration once the
+// server had answered (its list completed, or an event or bookmark came). Steps is
+// ignored: retries never stop.
 func WithBackoff(b wait.Backoff) Option { return func(c *config) { c.backoff = b } }
 
 // WithErrorsToResync sets how many consecutive watch errors at one revision make a
 // type relist (default 5).
 func WithErrorsToResync(n int) Option { return func(c *config) { c.errorsToResync = n } }
 
-// WithMinWatchLife sets how long a watch must stay open to count as healthy
-// (default 30s): its end is re-opened at once and resets the type's backoff. A
-// watch that ends or fails sooner is retried after the next backoff step.
+// DefaultBehindLimit is how long a server may answer that it has not reached a
+// type's revision yet (too large a resource version) before the type relists. A
+// watch cache that lags etcd catches up in seconds; a server that stays behind for
+// a minute has lost revisions (an etcd restore), and only a list helps.
+const DefaultBehindLimit = time.Minute
+
+// WithBehindLimit sets how long a type retries, on its backoff and from its
+// revision, a watch that the server answers with too large a resource version
+// before it relists (default DefaultBehindLimit).
+func WithBehindLimit(d time.Duration) Option { return func(c *config) { c.behindLimit = d } }
+
+// WithMinWatchLife sets how long a watch must stay open to count as healthy even
+// if the server sent nothing on it (default 30s): its end is re-opened at once and
+// resets the type's backoff. A watch that ends or fails sooner, and before the
+// server answered (see WithBackoff), is retried after the next backoff step.
 func WithMinWatchLife(d time.Duration) Option { return func(c *config) { c.minWatchLife = d } }
 
 // WithWatchProgressTimeout sets how long a watch, or a request of a list, may go

@@ -20,6 +20,9 @@ type reader struct {
 	g       *guard
 	initial bool
 	rv      string
+	// answered: the server delivered the stream's initial events or a watch
+	// event or bookmark.
+	answered bool
 }
 
 // consume reads until the stream ends: nil for a clean end, else why it ended.
@@ -49,6 +52,7 @@ func (r *reader) consume(ctx context.Context, wi watch.Interface) error {
 		r.g.pause()
 		err := r.handle(ctx, e)
 		r.g.resume()
+		r.answered = r.answered || err == nil && !r.initial
 		if err != nil {
 			return err
 		}

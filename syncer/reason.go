@@ -11,7 +11,8 @@ const (
 	NoList ListReason = iota
 	// ListInitial: the type's first list.
 	ListInitial
-	// ListExpired: its revision expired (410 Gone, or too large a revision).
+	// ListExpired: its revision expired (410 Gone), or the server stayed behind it
+	// (too large a resource version) past WithBehindLimit.
 	ListExpired
 	// ListReappeared: a type that was not served (404) is retried.
 	ListReappeared

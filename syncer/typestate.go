@@ -74,6 +74,7 @@ type typeState struct {
 	held      heldBatch // changes of a relist of a listed type, until it completes
 	lastRV    string
 	watchErrs watchErrs
+	behind    behindState
 	retry     retry
 	observed  observation
 	// catchUp is set while the type, resumed from the checkpoint, has not reached
@@ -95,11 +96,20 @@ type watchErrs struct {
 	n  int
 }
 
-// retry is the type's one backoff. failing: the last attempt failed, so every
-// request waits a step.
+// behindState: since when the server has answered that it has not reached rv,
+// the revision the type watches from, yet (too large a resource version).
+type behindState struct {
+	rv    string
+	since time.Time
+}
+
+// retry is the type's one backoff. afterList: the watch under way followed a
+// completed list. listWatchFailed: the last such watch failed at once, so the
+// watch after the next list waits a step too.
 type retry struct {
-	backoff wait.Backoff
-	failing bool
+	backoff         wait.Backoff
+	afterList       bool
+	listWatchFailed bool
 }
 
 // observation is what the observer was last told of a type, if told is set.
@@ -145,10 +155,12 @@ func (ts *typeState) setPhase(p phase) {
 }
 
 // start runs a new watcher generation after delay: a list if one is pending, else a
-// watch from the last revision. A failing type also waits a step between its list
-// and its watch, so that every request it makes is paced by its backoff.
+// watch from the last revision. The watch after a list goes at once, unless the
+// watch after the last list failed at once: then it waits a step too, so that a
+// type whose watches the server refuses is paced by its backoff.
 func (ts *typeState) start(ctx context.Context, events chan<- event, delay time.Duration) {
 	ts.run.n++
+	ts.retry.afterList = false
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	ts.run.cancel, ts.run.done = cancel, done
@@ -168,7 +180,7 @@ func (ts *typeState) start(ctx context.Context, events chan<- event, delay time.
 	p := plan{list: ts.pending != NoList, rv: ts.lastRV, delay: delay, strategy: ts.initial.strategy}
 	ts.planResume(&p, w)
 	if p.list {
-		if ts.retry.failing {
+		if ts.retry.listWatchFailed {
 			p.watchDelay = ts.retry.backoff.Step()
 		}
 		ts.log.WithFields(logrus.Fields{"reason": ts.pending, "strategy": p.strategy, "delay": delay}).Debug("Listing")
@@ -194,14 +206,25 @@ func (ts *typeState) stop() {
 }
 
 // nextDelay is the wait before the type's next request after a watcher ended: none
-// after a healthy watch, which also resets the backoff; the next step otherwise.
+// after a healthy watch (watcher.session says which are), which also resets the
+// backoff; the next step otherwise.
 func (ts *typeState) nextDelay(healthy bool) time.Duration {
+	if ts.retry.afterList {
+		ts.retry.afterList, ts.retry.listWatchFailed = false, !healthy
+	}
 	if healthy {
-		ts.retry = retry{backoff: ts.cfg.backoff}
+		ts.retry.backoff = ts.cfg.backoff
 		return 0
 	}
-	ts.retry.failing = true
 	return ts.retry.backoff.Step()
+}
+
+// at notes that the server is behind rv and returns since when it has been.
+func (b *behindState) at(rv string, now time.Time) time.Time {
+	if b.rv != rv || b.since.IsZero() {
+		b.rv, b.since = rv, now
+	}
+	return b.since
 }
 
 // status is the type's own status: a refused or missing type counts as synced.

@@ -85,6 +85,8 @@ type watcher struct {
 	events chan<- event
 	// catchUp: a resumed type's watch, short so that a bookmark comes soon.
 	catchUp bool
+	// listed: this watcher completed a list, so its watch follows one.
+	listed bool
 	// ledger is the type's, read (known) to skip decoding unchanged objects.
 	ledger *ledger
 	// lazyDecode decodes the type's lazy values; set with WithLazyValues.
@@ -114,6 +116,7 @@ func (w *watcher) run(ctx context.Context, p plan) {
 			w.fail(ctx, event{rv: rv, err: err})
 			return
 		}
+		w.listed = true
 		if !w.sleep(ctx, p.watchDelay) {
 			return
 		}
@@ -271,12 +274,15 @@ func (w *watcher) session(ctx context.Context, opts metav1.ListOptions, rv strin
 	if initial {
 		first = evInitStart
 	}
-	if !w.send(ctx, event{kind: first, rv: rv}) {
+	g.pause() // the loop may push back: its wait is not the server's silence
+	sent := w.send(ctx, event{kind: first, rv: rv})
+	g.resume()
+	if !sent {
 		return
 	}
 	r := reader{w: w, g: g, initial: initial, rv: rv}
 	err = r.consume(ctx, wi)
-	healthy := w.cfg.clock.Since(opened) >= w.cfg.minWatchLife
+	healthy := w.healthy(w.cfg.clock.Since(opened), w.listed || r.answered, err)
 	switch {
 	case ctx.Err() != nil:
 	case err != nil:
@@ -284,6 +290,17 @@ func (w *watcher) session(ctx context.Context, opts metav1.ListOptions, rv strin
 	default:
 		w.send(ctx, event{kind: evWatchEnded, rv: r.rv, healthy: healthy})
 	}
+}
+
+// healthy says whether a watch that ended after lived resets the type's backoff:
+// one that stayed open the minimum watch life; one that stayed open the backoff's
+// first step after the server had answered (its list completed, or it delivered
+// an event or bookmark), so that the backoff decays as soon as the server serves
+// again; and a resumed type's catch-up watch that ended cleanly, as planned.
+func (w *watcher) healthy(lived time.Duration, answered bool, err error) bool {
+	return lived >= w.cfg.minWatchLife ||
+		answered && lived >= w.cfg.backoff.Duration ||
+		w.catchUp && err == nil
 }
 
 // refusedStream marks the errors by which a server says it cannot stream lists.

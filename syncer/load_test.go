@@ -1,0 +1,191 @@
+package syncer_test
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/kubesync/kubesync/internal/bounds"
+	"github.com/kubesync/kubesync/syncer"
+)
+
+// eventsOf counts the events the loop took in for one type.
+type eventsOf struct {
+	syncer.NopObserver
+	name string
+	n    atomic.Int64
+}
+
+func (o *eventsOf) EventReceived(t string) {
+	if t == o.name {
+		o.n.Add(1)
+	}
+}
+
+// streams counts the streaming lists made on type n.
+func (e *env) streams(n string) int {
+	s := 0
+	for _, c := range e.api[n].Calls() {
+		if c.SendInitial {
+			s++
+		}
+	}
+	return s
+}
+
+// driveUntil advances clock by tick until cond holds, at most limit of fake time,
+// and returns the fake time it took.
+func driveUntil(clock *clocktesting.FakeClock, tick, limit time.Duration, cond func() bool) time.Duration {
+	GinkgoHelper()
+	began := clock.Now()
+	for !cond() {
+		Expect(clock.Since(began)).To(BeNumerically("<", limit), "the condition held within the limit")
+		drive(clock, tick, tick)
+	}
+	return clock.Since(began)
+}
+
+var _ = Describe("A server that is behind (too large a resource version)", func() {
+	It("makes a watch retry from its revision on the backoff, and relist only once the behind limit passes", func() {
+		clock := clocktesting.NewFakeClock(time.Now())
+		lists := &listings{}
+		e := newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithBackoff(rateBackoff),
+			syncer.WithWatchProgressTimeout(time.Hour), syncer.WithBehindLimit(time.Minute), syncer.WithObserver(lists))
+		defer e.shutdown()
+		e.api["a"].Set("1")
+		e.start()
+		e.waitInSync()
+		e.waitWatching("a")
+		rv := e.api["a"].Put("2")
+		Eventually(e.rec.updates).Should(ContainElement("New A/2"))
+		before, calls := e.counts("a"), len(e.api["a"].Calls())
+
+		e.api["a"].FailWatchCalls(tooLarge)
+		e.api["a"].EndWatches()
+		drive(clock, 55*time.Second, 250*time.Millisecond)
+		after := e.counts("a")
+		Expect(after[0]).To(Equal(before[0]), "no list within the limit")
+		watches := after[1] - before[1]
+		Expect(watches).To(BeNumerically(">=", 4), "it kept retrying")
+		Expect(watches).To(BeNumerically("<=", bounds.MaxAttempts(rateBackoff, 55*time.Second)+1), "on the backoff")
+		for _, c := range e.api["a"].Calls()[calls:] {
+			if c.Verb == "watch" {
+				Expect(c.ResourceVersion).To(Equal(itoa(rv)), "the watch keeps its revision")
+			}
+		}
+		Expect(lists.get()).To(Equal([]string{"a/initial"}))
+
+		drive(clock, time.Minute, 250*time.Millisecond)
+		Expect(e.counts("a")[0]).To(BeNumerically(">", before[0]), "a relist once the server stayed behind past the limit")
+		Expect(lists.get()).To(Equal([]string{"a/initial", "a/expired"}))
+	})
+
+	It("makes a streaming list retry on the backoff, with no relist reason and no fallback to paged lists", func() {
+		clock := clocktesting.NewFakeClock(time.Now())
+		lists := &listings{}
+		e := newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithBackoff(rateBackoff),
+			syncer.WithInitialList(syncer.Auto), syncer.WithObserver(lists))
+		defer e.shutdown()
+		e.api["a"].Set("1")
+		e.api["a"].FailWatchCalls(tooLarge)
+		e.start()
+		drive(clock, 20*time.Second, 250*time.Millisecond)
+		Expect(e.streams("a")).To(BeNumerically(">=", 3), "it kept retrying")
+		Expect(e.streams("a")).To(BeNumerically("<=", bounds.MaxAttempts(rateBackoff, 20*time.Second)+1), "on the backoff")
+		Expect(e.counts("a")[0]).To(BeZero(), "no paged list")
+		Expect(lists.get()).NotTo(ContainElement("a/expired"))
+
+		e.api["a"].FailWatchCalls(nil)
+		driveUntil(clock, 250*time.Millisecond, time.Minute, func() bool { return e.rec.last() == syncer.InSync })
+		Expect(e.counts("a")[0]).To(BeZero(), "it streamed")
+		Expect(e.rec.updates()).To(Equal([]string{"New A/1"}))
+	})
+})
+
+var _ = Describe("Deadlines under back-pressure", func() {
+	It("do not cut a stream whose first event waits on a slow consumer, nor make Auto page", func() {
+		clock := clocktesting.NewFakeClock(time.Now())
+		seen := &eventsOf{name: "a"}
+		e := newEnv([]string{"a", "b"}, syncer.WithClock(clock), syncer.WithInitialList(syncer.Auto),
+			syncer.WithMaxQueued(1), syncer.WithInitialEventsTimeout(10*time.Second),
+			syncer.WithWatchProgressTimeout(time.Hour), syncer.WithObserver(seen))
+		defer e.shutdown()
+		e.api["a"].Set("1")
+		e.api["b"].Set("1")
+		e.start()
+		e.waitInSync()
+		e.waitWatching("a")
+		e.waitWatching("b")
+		before := e.counts("b")
+
+		gate := make(chan struct{})
+		e.rec.setGate(gate)
+		events := seen.n.Load()
+		for _, n := range []string{"2", "3", "4"} {
+			e.api["a"].Put(n)
+		}
+		Eventually(func() int { now, _ := e.rec.concurrency(); return now }).Should(Equal(1), "the consumer is stuck")
+		Eventually(seen.n.Load).Should(BeNumerically(">=", events+2), "the loop pushes back")
+		Expect(e.s.Relist(context.Background(), "b")).To(Succeed())
+		Eventually(e.api["b"].OpenWatches).Should(Equal(1), "b's new stream is open, its first event waiting")
+		drive(clock, time.Minute, time.Second) // past the initial-events timeout, all of it the loop's
+		close(gate)
+
+		e.api["b"].Put("2")
+		Eventually(e.rec.updates).Should(ContainElement("New B/2"))
+		Expect(e.counts("b")[0]).To(BeZero(), "b never paged")
+		Expect(e.counts("b")[1]).To(Equal(before[1]+1), "b's stream was not cut")
+	})
+})
+
+var _ = Describe("Backoff after a burst of faults", func() {
+	It("puts a type back in sync within one short step of the first answer, and decays once the server answers", func() {
+		clock := clocktesting.NewFakeClock(time.Now())
+		b := syncer.DefaultBackoff() // with its jitter
+		short := time.Duration(float64(b.Duration) * (1 + b.Jitter))
+		const tick = 50 * time.Millisecond // what a fake-time measurement may add
+		e := newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithBackoff(b), syncer.WithWatchProgressTimeout(time.Hour))
+		defer e.shutdown()
+		e.api["a"].Set("1")
+		e.start()
+		e.waitInSync()
+		e.waitWatching("a")
+		drive(clock, time.Minute, time.Second) // the watch serves a while
+
+		var faults atomic.Int32
+		unavailable := func(n int32) func() error {
+			return func() error {
+				if faults.Add(1) <= n {
+					return apierrors.NewServiceUnavailable("restarting")
+				}
+				return nil
+			}
+		}
+		e.api["a"].FailWatchCalls(unavailable(20))
+		e.api["a"].FailLists(unavailable(20))
+		e.api["a"].EndWatches()
+		driveUntil(clock, time.Second, time.Hour, func() bool { return faults.Load() >= 20 })
+		e.api["a"].Set("1", "2") // changed meanwhile
+		calls := len(e.api["a"].Calls())
+		driveUntil(clock, tick, time.Minute, func() bool { return len(e.api["a"].Calls()) > calls })
+		back := driveUntil(clock, tick, time.Minute, func() bool {
+			return e.api["a"].OpenWatches() == 1 && len(e.rec.updates()) == 2 && e.rec.last() == syncer.InSync
+		})
+		Expect(back).To(BeNumerically("<=", short+tick), "back in sync within one short step of the first answer")
+
+		drive(clock, time.Second, 100*time.Millisecond) // the server has answered: the backoff decays
+		faults.Store(0)
+		e.api["a"].FailWatchCalls(unavailable(1))
+		e.api["a"].EndWatches()
+		watches := e.counts("a")[1]
+		again := driveUntil(clock, tick, time.Minute, func() bool {
+			return e.api["a"].OpenWatches() == 1 && e.counts("a")[1] >= watches+2
+		})
+		Expect(again).To(BeNumerically("<=", short+tick), "the next fault is retried at the first step")
+	})
+})
