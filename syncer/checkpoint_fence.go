@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/sirupsen/logrus"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -25,9 +26,11 @@ const catchUpWatchTimeout = 3
 const fenceName = ".."
 
 // catchUpState is a resumed type's until it reaches the server's revision at
-// start: fenceRV, that revision, is empty until the fence has read it.
+// start: fenceRV, that revision, is empty until the fence has read it. byList:
+// the fence is a list of one object, as streams failed.
 type catchUpState struct {
 	fenceRV string
+	byList  bool
 }
 
 // resumeAt makes the type resume from the checkpoint at rv: it counts as listed (a
@@ -45,13 +48,20 @@ func (ts *typeState) planResume(p *plan, w *watcher) {
 		return
 	}
 	p.fence = ts.catchUp.fenceRV == ""
+	p.fenceByList = ts.fenceLists()
 	w.catchUp = true
+}
+
+// fenceLists: the type's fence is a list of one object, not a stream: paged lists
+// were asked for, or streams failed as they make a cold list page.
+func (ts *typeState) fenceLists() bool {
+	return ts.initial.strategy == Paged || ts.catchUp != nil && ts.catchUp.byList
 }
 
 // fenceThenWatch takes the server's current revision, tells the loop, then watches
 // from rv.
-func (w *watcher) fenceThenWatch(ctx context.Context, rv string) {
-	fence, err := w.fence(ctx)
+func (w *watcher) fenceThenWatch(ctx context.Context, rv string, byList bool) {
+	fence, err := w.fence(ctx, byList)
 	if err != nil {
 		if ctx.Err() == nil {
 			w.send(ctx, event{kind: evFenceFailed, rv: rv, err: err})
@@ -64,22 +74,59 @@ func (w *watcher) fenceThenWatch(ctx context.Context, rv string) {
 	w.watch(ctx, rv)
 }
 
-// onFenceFailed decides what follows a failed fence. A transient failure (the
-// apiserver unreachable, or answering 5xx), or a server whose watch cache is
-// behind etcd (too large a resource version on the consistent read), is retried after a backoff step without
-// counting as a watch error at the type's revision: a resumed type must not relist
-// because the apiserver was down for a while. Anything else is handled as the
-// watch's own failure would be.
+// onFenceFailed decides what follows a failed fence, as a cold list's failure
+// would: a stream the server refuses, leaves silent or ends early three times in a
+// row makes the fence a list of one object (and Auto page, for good); a stream
+// forbidden means the client may not watch, so the type lists to catch up
+// instead. A transient failure (the apiserver unreachable, or answering 5xx), or a
+// server whose watch cache is behind etcd (too large a resource version), is
+// retried after a backoff step without counting as a watch error at the type's
+// revision: a resumed type must not relist because the apiserver was down for a
+// while. Anything else is handled as the watch's own failure would be.
 func (s *Syncer) onFenceFailed(ctx context.Context, ts *typeState, ev event) {
-	if c := classify(ev.err); c != classTransient && c != classBehind {
+	class, streamed := classify(ev.err), !ts.fenceLists()
+	log := ts.log.WithError(ev.err)
+	var delay time.Duration
+	switch {
+	case streamed && (class == classUnsupported || class == classStalled):
+		s.fenceFallBack(ts, log)
+	case streamed && FailureOf(ev.err) == Forbidden:
+		log.Info("Watching forbidden; listing to catch up")
+		ts.pending = ListNotCaughtUp
+		s.pageFromNowOn(ts)
+		delay = ts.nextDelay(false) // a refused request all the same: paced
+	case class == classTransient || class == classBehind:
+		if streamed && errors.Is(ev.err, errStreamEnded) {
+			if ts.initial.streamEnds++; ts.initial.streamEnds >= streamEndsToFallBack {
+				s.fenceFallBack(ts, log)
+			}
+		}
+		delay = ts.nextDelay(false)
+		log.WithField("delay", delay).Info("Cannot read the server's revision; retrying")
+	default:
 		s.fail(ctx, ts, ev)
 		return
 	}
 	ts.stop()
 	ts.setPhase(backingOff)
-	delay := ts.nextDelay(false)
-	ts.log.WithError(ev.err).WithField("delay", delay).Info("Cannot read the server's revision; retrying")
 	ts.start(ctx, s.events, delay)
+}
+
+// fenceFallBack makes a resumed type's fence a list of one object from now on.
+func (s *Syncer) fenceFallBack(ts *typeState, log logrus.FieldLogger) {
+	log.Info("Streams fail; reading the server's revision by a list of one object")
+	if ts.catchUp != nil {
+		ts.catchUp.byList = true
+	}
+	s.pageFromNowOn(ts)
+}
+
+// pageFromNowOn makes an Auto type list by pages for good, as after a streaming
+// list the server would not serve.
+func (s *Syncer) pageFromNowOn(ts *typeState) {
+	if s.cfg.initialList == Auto {
+		ts.initial.strategy = Paged
+	}
 }
 
 // fence is per type: an apiserver's watch cache of one resource catches up with
@@ -91,9 +138,12 @@ func (s *Syncer) onFenceFailed(ctx context.Context, ts *typeState, ev event) {
 // object and without a LIST: a streaming list (a watch with sendInitialEvents and
 // no resourceVersion, which the apiserver serves once its watch cache has reached
 // etcd's current revision) restricted to a name no object has. Its only event is
-// the initial-events-end bookmark, at that revision. A server that refuses
-// streaming lists is asked for a list of at most one object instead.
-func (w *watcher) fence(ctx context.Context) (string, error) {
+// the initial-events-end bookmark, at that revision. With byList (paged lists were
+// asked for, or streams failed) it is a list of at most one object instead.
+func (w *watcher) fence(ctx context.Context, byList bool) (string, error) {
+	if byList {
+		return w.fenceByList(ctx)
+	}
 	opts := w.options()
 	opts.FieldSelector = "metadata.name=" + fenceName
 	if s := w.t.FieldSelector; s != "" {
@@ -107,7 +157,7 @@ func (w *watcher) fence(ctx context.Context) (string, error) {
 	defer g.stop()
 	wi, err := w.lw.WatchWithContext(g.ctx, opts)
 	if err != nil {
-		return w.fenceByList(ctx, refusedStream(g.explain(err)))
+		return "", refusedStream(g.explain(err))
 	}
 	defer wi.Stop()
 	for {
@@ -122,25 +172,22 @@ func (w *watcher) fence(ctx context.Context) (string, error) {
 		case !ok:
 			return "", errStreamEnded
 		case e.Type == watch.Error:
-			return w.fenceByList(ctx, refusedStream(apierrors.FromObject(e.Object)))
+			return "", refusedStream(apierrors.FromObject(e.Object))
 		case e.Type == watch.Bookmark:
-			m, err := meta.Accessor(e.Object)
+			rv, end, err := bookmark(e.Object)
 			if err != nil {
-				return "", fmt.Errorf("%s: bookmark %T: %w", w.t.Name, e.Object, err)
+				return "", fmt.Errorf("%s: %w", w.t.Name, err)
 			}
-			if m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true" {
-				return m.GetResourceVersion(), nil
+			if end {
+				return rv, nil
 			}
 		}
 	}
 }
 
-// fenceByList falls back to a list of one object where streaming lists are
-// refused.
-func (w *watcher) fenceByList(ctx context.Context, err error) (string, error) {
-	if !errors.Is(err, errWatchListUnsupported) {
-		return "", err
-	}
+// fenceByList reads the server's revision by a consistent list of at most one
+// object.
+func (w *watcher) fenceByList(ctx context.Context) (string, error) {
 	opts := w.options()
 	opts.Limit = 1
 	list, err := w.listPage(ctx, opts)

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/kubesync/kubesync/checkpoint"
 	"github.com/kubesync/kubesync/resources"
@@ -40,10 +41,11 @@ var _ = Describe("Checkpoint", func() {
 		e.shutdown()
 		return e
 	}
-	// again builds a second syncer over the same fake API and checkpoint.
-	again := func(first *env) *env {
+	// again builds a second syncer over the same fake API and checkpoint. Its
+	// fences stream only with opts that stream (WithInitialList Auto or WatchList).
+	again := func(first *env, opts ...syncer.Option) *env {
 		e := &env{types: first.types, api: first.api, rec: newRecorder()}
-		return e.with(syncer.WithCheckpoint(path, checkpoint.WithInterval(time.Millisecond)))
+		return e.with(append([]syncer.Option{syncer.WithCheckpoint(path, checkpoint.WithInterval(time.Millisecond))}, opts...)...)
 	}
 	bookmark := func(e *env, n string, rev uint64) {
 		e.api[n].SendRaw(watch.Event{Type: watch.Bookmark, Object: &metav1.PartialObjectMetadata{
@@ -53,7 +55,7 @@ var _ = Describe("Checkpoint", func() {
 	It("hands over the persisted snapshot, then watches each type from its persisted revision", func() {
 		first := synced()
 		calls := map[string][3]int{"a": first.counts("a"), "b": first.counts("b")}
-		e := again(first)
+		e := again(first, syncer.WithInitialList(syncer.Auto))
 		e.start()
 		defer e.shutdown()
 		Eventually(e.rec.updates).Should(ConsistOf("New A/a1", "New A/a2", "New A/a3", "New B/b1"))
@@ -141,8 +143,8 @@ var _ = Describe("Checkpoint", func() {
 		Expect(e.rec.updates()).To(ConsistOf("New A/a1", "New A/a2", "New A/a3", "New B/b1", "New A/a4"))
 	})
 
-	// fences counts the reads of the server's revision (a streaming list: these
-	// specs list paged) made on r.
+	// fences counts the reads of the server's revision made on r as streaming
+	// lists (the first syncer of these specs lists paged).
 	fences := func(r *syncertest.Resource) int {
 		n := 0
 		for _, c := range r.Calls() {
@@ -156,7 +158,7 @@ var _ = Describe("Checkpoint", func() {
 	It("reads each resumed type's revision once, with no list", func() {
 		first := synced()
 		Expect(fences(first.api["a"]) + fences(first.api["b"])).To(BeZero())
-		e := again(first)
+		e := again(first, syncer.WithInitialList(syncer.Auto))
 		e.start()
 		defer e.shutdown()
 		waitLong(e.rec.last, syncer.InSync)
@@ -164,6 +166,64 @@ var _ = Describe("Checkpoint", func() {
 		Expect(fences(e.api["b"])).To(Equal(1))
 		Expect(e.counts("a")[0]).To(Equal(first.counts("a")[0]), "no list")
 		Expect(e.counts("b")[0]).To(Equal(first.counts("b")[0]), "no list")
+	})
+
+	DescribeTable("reads the revision by a list of one object when the fence's streams fail, as a cold list falls back",
+		func(end syncertest.StreamEnd, opts ...syncer.Option) {
+			first := synced()
+			lists := first.counts("a")[0]
+			first.api["a"].EndStreamsWith(end)
+			e := again(first, append([]syncer.Option{syncer.WithInitialList(syncer.Auto)}, opts...)...)
+			e.start()
+			defer e.shutdown()
+			waitLong(e.rec.last, syncer.InSync)
+			Expect(e.counts("a")[0]).To(Equal(lists+1), "one list, of one object")
+			Expect(fences(e.api["a"])).To(BeNumerically("<=", 3), "streams given up as a cold list gives them up")
+		},
+		Entry("streams that close before their bookmark", syncertest.ClosedEarly),
+		Entry("streams that never send it", syncertest.NoBookmark, syncer.WithInitialEventsTimeout(50*time.Millisecond)),
+	)
+
+	It("reads the revision by a list of one object, not a stream, under WithInitialList(Paged)", func() {
+		first := synced()
+		lw := &limitsOf{ListerWatcherWithContext: first.api["a"]}
+		e := again(first, syncer.WithListerWatcher(func(t resources.Type) (cache.ListerWatcherWithContext, error) {
+			if t.Name == "a" {
+				return lw, nil
+			}
+			return first.api[t.Name], nil
+		}))
+		e.start()
+		defer e.shutdown()
+		waitLong(e.rec.last, syncer.InSync)
+		Expect(fences(e.api["a"])).To(BeZero(), "no stream")
+		Expect(lw.get()).To(Equal([]int64{1}), "one list, of at most one object")
+	})
+
+	It("lists a resumed type that may list but not watch, and reports its watch once", func() {
+		first := synced()
+		rev := first.api["a"].Set("a1", "a2", "a3", "a5") // a5 added while down
+		first.api["a"].FailWatchCalls(forbidden)
+		e := again(first, syncer.WithInitialList(syncer.Auto))
+		e.start()
+		defer e.shutdown()
+		Eventually(e.rec.updates, "5s").Should(ContainElement("New A/a5"), "a listed")
+		Eventually(e.rec.failureCalls).Should(Equal([]string{"a: forbidden"}))
+		waitLong(func() syncer.SyncStatus { bookmark(e, "b", rev); return e.rec.last() }, syncer.InSync)
+	})
+
+	It("re-opens the watch at once when a resumed type's catch-up watch ends as planned", func() {
+		first := synced()
+		clock := clocktesting.NewFakeClock(time.Now())
+		e := again(first, syncer.WithClock(clock))
+		e.start()
+		defer e.shutdown()
+		waitLong(e.rec.last, syncer.InSync)
+		e.waitWatching("a")
+		watches := e.counts("a")[1]
+		e.api["a"].EndWatches() // its timeoutSeconds passed
+		Eventually(func() int { return e.counts("a")[1] }).Should(Equal(watches+1), "no backoff step: the fake clock stands still")
+		Expect(lastWatch(e.api["a"]).TimeoutSeconds).To(BeNumerically(">=", 300), "an ordinary watch, now that a has caught up")
 	})
 
 	It("refuses a checkpoint path that others could redirect", func() {

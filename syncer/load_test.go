@@ -2,16 +2,22 @@ package syncer_test
 
 import (
 	"context"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/cache"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/kubesync/kubesync/internal/bounds"
 	"github.com/kubesync/kubesync/syncer"
+	"github.com/kubesync/kubesync/syncertest"
 )
 
 // eventsOf counts the events the loop took in for one type.
@@ -189,3 +195,34 @@ var _ = Describe("Backoff after a burst of faults", func() {
 		Expect(again).To(BeNumerically("<=", short+tick), "the next fault is retried at the first step")
 	})
 })
+
+// limitsOf records the Limit of every list made through it.
+type limitsOf struct {
+	cache.ListerWatcherWithContext
+	mu     sync.Mutex
+	limits []int64
+}
+
+func (l *limitsOf) ListWithContext(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+	l.mu.Lock()
+	l.limits = append(l.limits, o.Limit)
+	l.mu.Unlock()
+	return l.ListerWatcherWithContext.ListWithContext(ctx, o)
+}
+
+func (l *limitsOf) get() []int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.limits)
+}
+
+// lastWatch is the last watch call made on r.
+func lastWatch(r *syncertest.Resource) syncertest.Call {
+	calls := r.Calls()
+	for i := len(calls) - 1; i >= 0; i-- {
+		if calls[i].Verb == "watch" {
+			return calls[i]
+		}
+	}
+	return syncertest.Call{}
+}

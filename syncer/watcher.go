@@ -65,12 +65,13 @@ type event struct {
 
 // plan is what one watcher goroutine is asked to do.
 type plan struct {
-	list       bool          // list first (else watch from rv)
-	rv         string        // where to watch from when not listing
-	delay      time.Duration // wait before the first request
-	watchDelay time.Duration // wait between a paged list and its watch
-	strategy   InitialList   // WatchList or Paged
-	fence      bool          // take the server's revision before the watch (checkpoint_fence.go)
+	list        bool          // list first (else watch from rv)
+	rv          string        // where to watch from when not listing
+	delay       time.Duration // wait before the first request
+	watchDelay  time.Duration // wait between a paged list and its watch
+	strategy    InitialList   // WatchList or Paged
+	fence       bool          // take the server's revision before the watch (checkpoint_fence.go)
+	fenceByList bool          // take it by a list of one object, not a stream
 }
 
 // watcher does all blocking I/O of one type for one generation: a list (or a
@@ -106,7 +107,7 @@ func (w *watcher) run(ctx context.Context, p plan) {
 		return
 	}
 	if p.fence {
-		w.fenceThenWatch(ctx, p.rv)
+		w.fenceThenWatch(ctx, p.rv, p.fenceByList)
 		return
 	}
 	rv := p.rv
