@@ -3,6 +3,7 @@ package syncer
 import (
 	"context"
 	"fmt"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -23,6 +24,9 @@ type reader struct {
 	// answered: the server delivered the stream's initial events or a watch
 	// event or bookmark.
 	answered bool
+	// watching: since when the stream has been a watch: its opening, or the end
+	// of its initial events.
+	watching time.Time
 }
 
 // consume reads until the stream ends: nil for a clean end, else why it ended.
@@ -78,6 +82,7 @@ func (r *reader) handle(ctx context.Context, e watch.Event) error {
 		if r.initial && end {
 			kind, r.initial = evInitDone, false
 			r.g.timeout = w.cfg.progressTimeout
+			r.watching = w.cfg.clock.Now()
 		}
 		return r.send(ctx, event{kind: kind, rv: r.rv})
 	case watch.Added, watch.Modified, watch.Deleted:

@@ -260,7 +260,6 @@ func (w *watcher) session(ctx context.Context, opts metav1.ListOptions, rv strin
 	}
 	g := w.guard(ctx, timeout)
 	defer g.stop()
-	opened := w.cfg.clock.Now()
 	wi, err := w.openWatch(g.ctx, opts)
 	if err != nil {
 		err = g.explain(err)
@@ -281,9 +280,9 @@ func (w *watcher) session(ctx context.Context, opts metav1.ListOptions, rv strin
 	if !sent {
 		return
 	}
-	r := reader{w: w, g: g, initial: initial, rv: rv}
+	r := reader{w: w, g: g, initial: initial, rv: rv, watching: w.cfg.clock.Now()}
 	err = r.consume(ctx, wi)
-	healthy := w.healthy(w.cfg.clock.Since(opened), w.listed || r.answered, err)
+	healthy := w.healthy(w.cfg.clock.Since(r.watching), w.listed || r.answered, err)
 	switch {
 	case ctx.Err() != nil:
 	case err != nil:
@@ -293,7 +292,8 @@ func (w *watcher) session(ctx context.Context, opts metav1.ListOptions, rv strin
 	}
 }
 
-// healthy says whether a watch that ended after lived resets the type's backoff:
+// healthy says whether a watch that ended after lived (from its opening, or from
+// the end of a stream's initial events) resets the type's backoff:
 // one that stayed open the minimum watch life; one that stayed open the backoff's
 // first step after the server had answered (its list completed, or it delivered
 // an event or bookmark), so that the backoff decays as soon as the server serves
