@@ -2,6 +2,7 @@ package syncer_test
 
 import (
 	"context"
+	"io"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -9,6 +10,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/sirupsen/logrus"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -16,6 +18,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/kubesync/kubesync/internal/bounds"
+	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 	"github.com/kubesync/kubesync/syncertest"
 )
@@ -225,4 +228,31 @@ func lastWatch(r *syncertest.Resource) syncertest.Call {
 		}
 	}
 	return syncertest.Call{}
+}
+
+// A type whose server answers "too large resource version" waits on its backoff
+// for the server to catch up, from its revision; past the behind limit it
+// relists. An agent that would rather relist sooner after an etcd restore shortens
+// the limit.
+func ExampleWithBehindLimit() {
+	api := syncertest.New(resources.Nodes.GVR.GroupResource())
+	api.Set("node-a")
+	quiet := logrus.New()
+	quiet.SetOutput(io.Discard)
+	p := printer{inSync: make(chan struct{})}
+	s, err := syncer.New(nil, []resources.Type{resources.Nodes}, p,
+		syncer.WithLogger(quiet),
+		syncer.WithBehindLimit(20*time.Second),
+		syncer.WithListerWatcher(func(resources.Type) (cache.ListerWatcherWithContext, error) { return api, nil }))
+	if err != nil {
+		panic(err)
+	}
+	s.Start(context.Background())
+	<-p.inSync
+	s.Stop()
+	// Output:
+	// status: WaitForDatastore
+	// status: ResyncInProgress
+	// New Node/node-a
+	// status: InSync
 }
