@@ -250,6 +250,7 @@ func ExampleWithBehindLimit() {
 	s.Start(context.Background())
 	<-p.inSync
 	s.Stop()
+	s.Wait()
 	// Output:
 	// status: WaitForDatastore
 	// status: ResyncInProgress
