@@ -132,9 +132,12 @@ func initialSync(ctx context.Context, a ContenderArgs, c contender) (Message, er
 		}
 	}
 	syncCtx, cancel := context.WithTimeout(ctx, syncTimeout)
-	start := time.Now()
+	smp, read0 := startSampler(), bytesRead()
+	start, cpu0 := time.Now(), cpuSeconds()
 	n, err := c.sync(syncCtx)
-	took := time.Since(start)
+	took, cpu := time.Since(start), cpuSeconds()-cpu0
+	read := bytesRead() - read0
+	samples := smp.stop()
 	cancel()
 	if cpuProfile != nil {
 		pprof.StopCPUProfile()
@@ -152,7 +155,8 @@ func initialSync(ctx context.Context, a ContenderArgs, c contender) (Message, er
 			return Message{}, err
 		}
 	}
-	msg := Message{Type: "synced", Objects: n, SyncSeconds: took.Seconds(), Memory: mem, GOGC: gcPercent()}
+	msg := Message{Type: "synced", Objects: n, SyncSeconds: took.Seconds(), Memory: mem, GOGC: gcPercent(),
+		SyncCPU: cpu, BytesRead: read, Samples: samples}
 	if f, ok := c.(*fanout); ok {
 		msg.Fanout = f.fanoutResult()
 	}
@@ -163,6 +167,7 @@ func initialSync(ctx context.Context, a ContenderArgs, c contender) (Message, er
 func serveCommands(ctx context.Context, kind string, c contender, in io.Reader, w *lineWriter) error {
 	errs := make(chan error, 1)
 	cmds := readLines[Command](in, errs)
+	var win relistWindow
 	for {
 		var cmd Command
 		var ok bool
@@ -183,12 +188,13 @@ func serveCommands(ctx context.Context, kind string, c contender, in io.Reader, 
 			if err := ResetPeakRSS(); err != nil {
 				return fmt.Errorf("resetting the peak RSS: %w", err)
 			}
+			win = relistWindow{cpu0: cpuSeconds(), smp: startSampler()}
 			c.arm(cmd.Token, cmd.Expected)
 			if err := w.write(Message{Type: "armed"}); err != nil {
 				return err
 			}
 		case "ready":
-			if err := relisted(ctx, kind, c, time.Unix(0, cmd.StartedAt), w); err != nil {
+			if err := relisted(ctx, kind, c, time.Unix(0, cmd.StartedAt), win, w); err != nil {
 				return err
 			}
 		default:
@@ -197,12 +203,24 @@ func serveCommands(ctx context.Context, kind string, c contender, in io.Reader, 
 	}
 }
 
-// relisted waits for the contender's relist after the apiserver started at
-// startedAt, and writes its "relisted" message.
-func relisted(ctx context.Context, kind string, c contender, startedAt time.Time, w *lineWriter) error {
+// relistWindow is what the contender reads from the arm of a relist on: the CPU
+// time then, and the samples since.
+type relistWindow struct {
+	cpu0 float64
+	smp  *sampler
+}
+
+// relisted waits for the contender's relist triggered at startedAt, and writes
+// its "relisted" message.
+func relisted(ctx context.Context, kind string, c contender, startedAt time.Time, win relistWindow, w *lineWriter) error {
+	if win.smp == nil {
+		return fmt.Errorf("%s: \"ready\" before \"relist\"", kind)
+	}
 	rctx, cancel := context.WithTimeout(ctx, relistTimeout)
 	doneAt, changed, saw, err := c.relisted(rctx)
 	cancel()
+	cpu := cpuSeconds() - win.cpu0
+	samples := win.smp.stop()
 	if err != nil {
 		return fmt.Errorf("%s: relist: %w", kind, err)
 	}
@@ -211,7 +229,7 @@ func relisted(ctx context.Context, kind string, c contender, startedAt time.Time
 		return err
 	}
 	return w.write(Message{Type: "relisted", RelistSeconds: doneAt.Sub(startedAt).Seconds(),
-		RelistPeakRSS: mem.PeakRSS, Memory: mem, Changed: changed, Relisted: saw})
+		RelistPeakRSS: mem.PeakRSS, Memory: mem, Changed: changed, Relisted: saw, RelistCPU: cpu, Samples: samples})
 }
 
 func writeHeapProfile(path string) error {

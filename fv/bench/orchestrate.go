@@ -27,6 +27,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/kubesync/kubesync/crds"
+	"github.com/kubesync/kubesync/fv/harness"
 	"github.com/kubesync/kubesync/fv/orchestrate"
 	"github.com/kubesync/kubesync/internal/controlplane"
 )
@@ -38,6 +39,7 @@ type Options struct {
 	// NetworkSets of the CRD workload, with one GlobalNetworkPolicy per ten; 0
 	// skips it.
 	NetworkSets    int
+	Pods           int // pods of the pods workload; 0 skips it
 	ConfigMapBytes int // data bytes per ConfigMap
 	Runs           int // runs of each contender per workload
 	Workers        int // concurrent creates while loading
@@ -66,9 +68,10 @@ type RunResult struct {
 	Objects   int
 	Sync      Message
 	Relist    *Message // nil for the baseline
-	// APIServerStartSeconds is how long the restarted apiserver took to answer
-	// /readyz.
-	APIServerStartSeconds float64
+	// APIServerCPU and APIServerRelistCPU are the kube-apiserver's CPU seconds
+	// over the contender's sync and over its relist (0: not measured).
+	APIServerCPU       float64
+	APIServerRelistCPU float64
 }
 
 // Run starts the control plane, loads it and runs the contenders. It returns the
@@ -95,8 +98,15 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			logf("%v", err)
 		}
 	}()
+	// Every contender reaches the apiserver through the proxy, which triggers
+	// the relists on the live apiserver.
+	px, err := harness.NewProxy(cl.ControlPlane)
+	if err != nil {
+		return nil, err
+	}
+	defer px.Close()
 	kubeconfig := filepath.Join(o.LogDir, "kubeconfig")
-	if err := controlplane.WriteKubeconfig(cl.Config(), kubeconfig); err != nil {
+	if err := controlplane.WriteKubeconfig(px.Config(), kubeconfig); err != nil {
 		return nil, err
 	}
 	rep.ServerVersion = cl.ServerVersion
@@ -112,7 +122,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	rep.LoadAvgBefore = loadAvg()
 	run := func(l loaded, changed []string, kind string, run int) (RunResult, error) {
-		return runOne(ctx, o, cl.ControlPlane, etcd, kubeconfig, l.wl, changed, kind, run)
+		return runOne(ctx, o, px, etcd, kubeconfig, l.wl, changed, kind, run)
 	}
 	if err := runContenders(ctx, o, loads, run, rep, logf); err != nil {
 		return nil, err
@@ -134,7 +144,7 @@ func loadWorkloads(ctx context.Context, o Options, cl *orchestrate.Cluster, etcd
 	var loads []loaded
 	for _, name := range workloadOrder {
 		wl := workloads[name]
-		n := map[string]int{"rolebindings": o.RoleBindings, "configmaps": o.ConfigMaps, "crds": o.NetworkSets}[name]
+		n := map[string]int{"rolebindings": o.RoleBindings, "configmaps": o.ConfigMaps, "crds": o.NetworkSets, "pods": o.Pods}[name]
 		if n <= 0 {
 			continue
 		}
@@ -214,14 +224,16 @@ func (r RunResult) summary() string {
 func mib(b uint64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 
 // runOne runs one contender process through its initial sync and, unless it is
-// the baseline, one relist forced by an apiserver restart.
-func runOne(ctx context.Context, o Options, cp *controlplane.ControlPlane, etcd *clientv3.Client,
+// the baseline, one relist triggered on the live apiserver.
+func runOne(ctx context.Context, o Options, px *harness.Proxy, etcd *clientv3.Client,
 	kubeconfig string, wl *workload, changed []string, kind string, run int) (RunResult, error) {
 	res := RunResult{Workload: wl.name, Contender: kind, Run: run}
 	args := []string{"contender", "-kind", kind, "-resource", wl.name, "-kubeconfig", kubeconfig}
 	if o.ProfileDir != "" {
 		args = append(args, "-profile", filepath.Join(o.ProfileDir, fmt.Sprintf("%s-%s-%d", wl.name, kind, run)))
 	}
+	apiserver := findProcess("kube-apiserver")
+	cpu0 := apiserverCPU(apiserver)
 	p, err := startContender(o.Exe, args, filepath.Join(o.LogDir, fmt.Sprintf("%s-%s-%d.log", wl.name, kind, run)))
 	if err != nil {
 		return res, err
@@ -233,50 +245,111 @@ func runOne(ctx context.Context, o Options, cp *controlplane.ControlPlane, etcd 
 		return res, err
 	}
 	res.Sync, res.Objects = m, m.Objects
+	res.APIServerCPU = apiserverCPU(apiserver) - cpu0
 
 	if kind != Baseline && !isFanout(kind) && len(changed) > 0 {
 		token := fmt.Sprintf("%s-%s-%d-%d", wl.name, kind, run, time.Now().UnixNano())
-		relist, startSeconds, err := forceRelist(ctx, p, cp, etcd, wl, changed, token)
+		cpu1 := apiserverCPU(apiserver)
+		relist, err := triggerRelist(ctx, p, px, etcd, wl, changed, token)
 		if err != nil {
 			return res, err
 		}
-		res.Relist, res.APIServerStartSeconds = &relist, startSeconds
+		res.Relist, res.APIServerRelistCPU = &relist, apiserverCPU(apiserver)-cpu1
 	}
 	return res, p.exit()
 }
 
-// forceRelist arms the contender, restarts the apiserver with the changed
-// objects marked in etcd meanwhile, and waits for the contender's relist. It
-// returns the relist message and the apiserver's start in seconds.
-func forceRelist(ctx context.Context, p *contenderProc, cp *controlplane.ControlPlane, etcd *clientv3.Client,
-	wl *workload, changed []string, token string) (Message, float64, error) {
+// triggerRelist arms the contender and triggers a relist on the live apiserver:
+// the proxy holds the workload's streams while the changed objects are marked in
+// etcd and etcd is compacted past them, then expires the watches and cuts them,
+// so that the changes reach the contender by a relist only. It returns the
+// contender's relist message.
+func triggerRelist(ctx context.Context, p *contenderProc, px *harness.Proxy, etcd *clientv3.Client,
+	wl *workload, changed []string, token string) (Message, error) {
 	if err := p.in.write(Command{Type: "relist", Token: token, Expected: len(changed)}); err != nil {
-		return Message{}, 0, err
+		return Message{}, err
 	}
 	if _, err := p.next(ctx, "armed", time.Minute); err != nil {
-		return Message{}, 0, err
+		return Message{}, err
 	}
-	before := cp.APIServerURL().String()
-	if err := cp.StopAPIServer(); err != nil {
-		return Message{}, 0, err
+	parts := wl.parts()
+	listsBefore := make([]int, len(parts))
+	for i, part := range parts {
+		g, r := part.typ.GVR.Group, part.typ.GVR.Resource
+		listsBefore[i] = len(px.Lists(g, r))
+		px.Stall(g, r)
+		defer px.Allow(g, r)
 	}
 	if err := markInEtcd(ctx, etcd, wl, changed, token); err != nil {
-		return Message{}, 0, err
+		return Message{}, err
 	}
-	startedAt := time.Now()
-	if err := cp.StartAPIServer(ctx); err != nil {
-		return Message{}, 0, err
+	if err := compact(ctx, etcd); err != nil {
+		return Message{}, err
 	}
-	readyAt := time.Now()
-	startSeconds := readyAt.Sub(startedAt).Seconds()
-	if after := cp.APIServerURL().String(); after != before {
-		return Message{}, startSeconds, fmt.Errorf("the apiserver moved from %s to %s on restart; the contender cannot follow", before, after)
+	for _, part := range parts {
+		g, r := part.typ.GVR.Group, part.typ.GVR.Resource
+		px.ExpireWatches(g, r)
+		px.Cut(g, r)
+		px.Unstall(g, r)
 	}
-	if err := p.in.write(Command{Type: "ready", StartedAt: startedAt.UnixNano(), ReadyAt: readyAt.UnixNano()}); err != nil {
-		return Message{}, startSeconds, err
+	triggeredAt := time.Now()
+	if err := p.in.write(Command{Type: "ready", StartedAt: triggeredAt.UnixNano()}); err != nil {
+		return Message{}, err
 	}
-	m, err := p.next(ctx, "relisted", relistTimeout+time.Minute)
-	return m, startSeconds, err
+	done := make(chan struct{})
+	defer close(done)
+	go allowOnceListed(px, parts, listsBefore, done)
+	return p.next(ctx, "relisted", relistTimeout+time.Minute)
+}
+
+// allowOnceListed ends the expiry of each part's watches once the contender
+// started a list of it (or done closes): the watch that follows the relist must
+// not expire again.
+func allowOnceListed(px *harness.Proxy, parts []*workload, before []int, done <-chan struct{}) {
+	t := time.NewTicker(5 * time.Millisecond)
+	defer t.Stop()
+	allowed := make([]bool, len(parts))
+	for left := len(parts); left > 0; {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+		}
+		for i, part := range parts {
+			g, r := part.typ.GVR.Group, part.typ.GVR.Resource
+			if !allowed[i] && len(px.Lists(g, r)) > before[i] {
+				px.Allow(g, r)
+				allowed[i] = true
+				left--
+			}
+		}
+	}
+}
+
+// compact compacts etcd at its current revision: no watch can resume from
+// before the changes.
+func compact(ctx context.Context, etcd *clientv3.Client) error {
+	resp, err := etcd.Get(ctx, "compact-revision-probe")
+	if err != nil {
+		return fmt.Errorf("reading etcd's revision: %w", err)
+	}
+	if _, err := etcd.Compact(ctx, resp.Header.Revision); err != nil {
+		return fmt.Errorf("compacting etcd: %w", err)
+	}
+	return nil
+}
+
+// apiserverCPU returns the CPU seconds of the kube-apiserver process pid, 0 when
+// unknown.
+func apiserverCPU(pid int) float64 {
+	if pid == 0 {
+		return 0
+	}
+	cpu, err := ProcCPU(pid)
+	if err != nil {
+		return 0
+	}
+	return cpu
 }
 
 // contenderProc is a running contender process: commands go to its stdin, its

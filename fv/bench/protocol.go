@@ -18,11 +18,19 @@ type Message struct {
 	SyncSeconds float64 `json:"sync_seconds,omitempty"`
 	Memory      Memory  `json:"memory"`
 	GOGC        int     `json:"gogc,omitempty"`
+	// SyncCPU is the user plus system CPU seconds the process spent from the
+	// start of the sync to InSync; BytesRead what it read meanwhile (rchar).
+	SyncCPU   float64 `json:"sync_cpu,omitempty"`
+	BytesRead uint64  `json:"bytes_read,omitempty"`
+	// Samples are the RSS and CPU readings of the phase, every 100 ms.
+	Samples []Sample `json:"samples,omitempty"`
 
 	// relisted
 	RelistSeconds float64 `json:"relist_seconds,omitempty"`
 	RelistPeakRSS uint64  `json:"relist_peak_rss,omitempty"`
 	Changed       int     `json:"changed,omitempty"`
+	// RelistCPU is the CPU seconds from the arm to being in sync again.
+	RelistCPU float64 `json:"relist_cpu,omitempty"`
 	// Relisted says the contender saw a relist happen: kubesync's Observer heard
 	// a type start a list after the relist was armed. Informers and the paged list always relist: the changed objects
 	// can reach them by no other way.
@@ -36,9 +44,9 @@ type Message struct {
 
 // Command is what the orchestrator writes on a contender's stdin.
 type Command struct {
-	// Type is "relist" (reset the peak RSS and watch for Expected objects that
-	// carry MarkAnnotation=Token), "ready" (the apiserver was started again at
-	// StartedAt and answered /readyz at ReadyAt, Unix nanoseconds) or "exit".
+	// Type is "relist" (reset the peak RSS, start counting CPU and watch for
+	// Expected objects that carry MarkAnnotation=Token), "ready" (the relist was
+	// triggered at StartedAt, Unix nanoseconds: the watches expired) or "exit".
 	Type      string `json:"type"`
 	Token     string `json:"token,omitempty"`
 	Expected  int    `json:"expected,omitempty"`

@@ -219,12 +219,12 @@ func (w *workload) listPage(ctx context.Context, c wire.Clients, opts metav1.Lis
 }
 
 // workloadOrder is the order workloads are run and reported in.
-var workloadOrder = []string{"rolebindings", "configmaps", "crds"}
+var workloadOrder = []string{"rolebindings", "configmaps", "crds", "pods"}
 
 func workloadByName(name string) (*workload, error) {
 	w, ok := workloads[name]
 	if !ok {
-		return nil, fmt.Errorf("unknown resource %q (want rolebindings, configmaps or crds)", name)
+		return nil, fmt.Errorf("unknown resource %q (want rolebindings, configmaps, crds or pods)", name)
 	}
 	return w, nil
 }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -32,6 +33,7 @@ func orchestrate(args []string) int {
 	fs.IntVar(&o.RoleBindings, "rolebindings", 10_000, "RoleBindings to create (0 skips the workload)")
 	fs.IntVar(&o.ConfigMaps, "configmaps", 100_000, "ConfigMaps to create (0 skips the workload)")
 	fs.IntVar(&o.NetworkSets, "networksets", 50_000, "NetworkSets of the CRD workload, with one GlobalNetworkPolicy per ten (0 skips the workload)")
+	fs.IntVar(&o.Pods, "pods", 30_000, "pods of the pods workload, with status (0 skips the workload)")
 	fs.IntVar(&o.ConfigMapBytes, "configmap-bytes", 1024, "data bytes per ConfigMap")
 	fs.IntVar(&o.Runs, "runs", 3, "runs of each contender per workload")
 	fs.IntVar(&o.Workers, "workers", 32, "concurrent creates while loading")
@@ -92,6 +94,15 @@ func orchestrate(args []string) int {
 		fmt.Fprintln(os.Stderr, "benchmark: logs in", o.LogDir)
 		return 1
 	}
+	chartDir := o.LogDir
+	if *out != "" {
+		chartDir = filepath.Dir(*out)
+	}
+	if err := rep.WriteCharts(chartDir); err != nil {
+		fmt.Fprintln(os.Stderr, "benchmark: charts:", err)
+		return 1
+	}
+	fmt.Fprintln(os.Stderr, "benchmark: charts in", chartDir)
 	md := rep.Markdown()
 	fmt.Print(md)
 	if *out != "" {
@@ -109,7 +120,7 @@ func contender(args []string) int {
 	fs := flag.NewFlagSet("benchmark contender", flag.ExitOnError)
 	var a bench.ContenderArgs
 	fs.StringVar(&a.Kind, "kind", "", "contender: "+strings.Join(bench.Contenders, ", ")+", fanout-N or syncers-N")
-	fs.StringVar(&a.Resource, "resource", "", "rolebindings or configmaps")
+	fs.StringVar(&a.Resource, "resource", "", "rolebindings, configmaps, crds or pods")
 	fs.StringVar(&a.Kubeconfig, "kubeconfig", "", "kubeconfig of the cluster")
 	fs.StringVar(&a.Profile, "profile", "", "path prefix of CPU and heap profiles of the initial sync")
 	_ = fs.Parse(args)

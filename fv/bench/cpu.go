@@ -1,0 +1,154 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Sample is one reading of a contender's resident set and CPU time, taken every
+// sampleEvery through the initial sync and through the relist.
+type Sample struct {
+	// T is seconds since the phase started (the sync's start, the relist's arm).
+	T float64 `json:"t"`
+	// RSS is VmRSS in bytes.
+	RSS uint64 `json:"rss"`
+	// CPU is the user plus system CPU seconds the process spent since the phase
+	// started.
+	CPU float64 `json:"cpu"`
+}
+
+// sampleEvery is the sampling period of the memory and CPU charts.
+const sampleEvery = 100 * time.Millisecond
+
+// bytesRead returns rchar of /proc/self/io: the bytes this process read with
+// read(2) and friends, sockets included. A contender reads no files while it
+// syncs, so the difference over the sync is the bytes that came off the wire.
+func bytesRead() uint64 {
+	b, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "rchar: "); ok {
+			n, _ := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// rssNow returns the resident set size of this process from /proc/self/statm.
+func rssNow() uint64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseUint(f[1], 10, 64)
+	return pages * uint64(os.Getpagesize())
+}
+
+// sampler reads RSS and CPU every sampleEvery until stopped.
+type sampler struct {
+	stopCh chan struct{}
+	done   chan struct{}
+	mu     sync.Mutex
+	out    []Sample
+}
+
+// startSampler starts sampling; the first sample is taken now.
+func startSampler() *sampler {
+	s := &sampler{stopCh: make(chan struct{}), done: make(chan struct{})}
+	start, cpu0 := time.Now(), cpuSeconds()
+	take := func() {
+		s.mu.Lock()
+		s.out = append(s.out, Sample{T: time.Since(start).Seconds(), RSS: rssNow(), CPU: cpuSeconds() - cpu0})
+		s.mu.Unlock()
+	}
+	take()
+	go func() {
+		defer close(s.done)
+		t := time.NewTicker(sampleEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				take()
+			case <-s.stopCh:
+				take()
+				return
+			}
+		}
+	}()
+	return s
+}
+
+// stop ends the sampling and returns the samples.
+func (s *sampler) stop() []Sample {
+	close(s.stopCh)
+	<-s.done
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.out
+}
+
+// ProcCPU returns the user plus system CPU seconds of process pid, from
+// /proc/PID/stat (in clock ticks of 1/100 s).
+func ProcCPU(pid int) (float64, error) {
+	_, cpu, err := procStat(fmt.Sprintf("/proc/%d/stat", pid))
+	return cpu, err
+}
+
+// procStat returns the command name and the CPU seconds of a /proc/PID/stat.
+func procStat(path string) (comm string, cpu float64, err error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", 0, err
+	}
+	s := string(b)
+	open, closing := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+	if open < 0 || closing < open {
+		return "", 0, fmt.Errorf("%s: malformed", path)
+	}
+	f := strings.Fields(s[closing+1:]) // from field 3; utime is 14, stime 15
+	if len(f) < 13 {
+		return "", 0, fmt.Errorf("%s: %d fields", path, len(f))
+	}
+	ut, err1 := strconv.ParseUint(f[11], 10, 64)
+	st, err2 := strconv.ParseUint(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return "", 0, fmt.Errorf("%s: bad utime or stime", path)
+	}
+	return s[open+1 : closing], float64(ut+st) / 100, nil
+}
+
+// findProcess returns the pid of the one process whose command name is comm and
+// whose parent is this process (the control plane's kube-apiserver), or 0.
+func findProcess(comm string) int {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	self := strconv.Itoa(os.Getpid())
+	for _, path := range stats {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		open, closing := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || closing < open || s[open+1:closing] != comm {
+			continue
+		}
+		if f := strings.Fields(s[closing+1:]); len(f) > 1 && f[1] == self {
+			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(path)))
+			return pid
+		}
+	}
+	return 0
+}
