@@ -69,6 +69,9 @@ type config struct {
 	required             map[string]bool // the required types' Names, resolved by New
 	// decodes counts the objects decoded in full, shared by every watcher.
 	decodes *atomic.Int64
+
+	// compression is WithCompression's (compression.go); nil: the rest.Config's.
+	compression *bool
 }
 
 func defaults() config {

@@ -78,7 +78,7 @@ func New(restCfg *rest.Config, types []resources.Type, cb Callbacks, opts ...Opt
 		return nil, errors.New("syncer: no resource types to watch")
 	}
 	if cfg.listerWatcher == nil {
-		lw, err := clientsFor(restCfg)
+		lw, err := clientsFor(cfg.restConfigFor(restCfg))
 		if err != nil {
 			return nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -242,8 +243,11 @@ func writeHeapProfile(path string) error {
 }
 
 func newContender(kind string, wl *workload, cfg *rest.Config) (contender, error) {
-	if kind == ExpNoStoreNoGzip || kind == ExpInformerNoGzip {
+	if kind == ExpInformerNoGzip {
+		// DisableCompression alone: client-go's shared transport for a plain-HTTP
+		// host (the proxy) ignores it.
 		cfg.DisableCompression = true
+		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return identityEncoding{rt} })
 	}
 	if isFanout(kind) {
 		return newFanout(kind, wl, cfg)
@@ -616,3 +620,13 @@ func (b *baseline) relisted(context.Context) (time.Time, int, bool, error) {
 	return time.Now(), 0, false, nil
 }
 func (b *baseline) stop() { runtime.KeepAlive(b.cs) }
+
+// identityEncoding asks for uncompressed responses, as syncer.WithCompression(false)
+// does for a syncer's clients.
+type identityEncoding struct{ next http.RoundTripper }
+
+func (t identityEncoding) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Accept-Encoding", "identity")
+	return t.next.RoundTrip(r)
+}

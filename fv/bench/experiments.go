@@ -23,8 +23,9 @@ const (
 	ExpStoreIntern = "x-kubesync-store-intern"
 	// ExpNoStoreQueue1k is (a) with WithMaxQueued(1000).
 	ExpNoStoreQueue1k = "x-kubesync-nostore-q1k"
-	// ExpNoStoreNoGzip and ExpInformerNoGzip are (a) and (c) with
-	// rest.Config.DisableCompression: the apiserver sends the stream uncompressed.
+	// ExpNoStoreNoGzip and ExpInformerNoGzip are (a) with
+	// syncer.WithCompression(false) and (c) asking for the identity encoding: the
+	// apiserver sends the stream uncompressed.
 	ExpNoStoreNoGzip  = "x-kubesync-nostore-nogzip"
 	ExpInformerNoGzip = "x-informer-nogzip"
 )
@@ -47,7 +48,7 @@ func experimentOptions(kind string, t resources.Type) ([]syncer.Option, resource
 	case ExpNoStoreQueue1k:
 		return []syncer.Option{syncer.WithMaxQueued(1000)}, t, false, true
 	case ExpNoStoreNoGzip:
-		return nil, t, false, true
+		return []syncer.Option{syncer.WithCompression(false)}, t, false, true
 	case ExpStoreQueue1k:
 		return []syncer.Option{syncer.WithMaxQueued(1000)}, t, true, true
 	case ExpStoreIntern:
