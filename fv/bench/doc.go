@@ -1,7 +1,9 @@
 // Package bench measures kubesync against client-go informers on one real control
 // plane (etcd + kube-apiserver from internal/controlplane), each contender in its
-// own process: peak RSS, Go heap after GC, time to InSync, and the peak RSS of a
-// relist forced by an apiserver restart.
+// own process: CPU, peak RSS and Go heap after GC of the initial sync, time to
+// InSync, and the CPU, peak RSS and time of a relist triggered on the live
+// apiserver (through fv/harness's proxy, which expires the watches), with RSS and
+// CPU sampled every 100 ms for the charts.
 //
 // The orchestrator (Run) starts the control plane, loads the workloads, then starts
 // the benchmark binary again once per contender and run (RunContender), one at a

@@ -212,11 +212,11 @@ func runContenders(ctx context.Context, o Options, loads []loaded, run func(load
 }
 
 func (r RunResult) summary() string {
-	s := fmt.Sprintf("objects %d, synced in %.2fs, peak RSS %s, heap %s",
-		r.Objects, r.Sync.SyncSeconds, mib(r.Sync.Memory.PeakRSS), mib(r.Sync.Memory.HeapInuse))
+	s := fmt.Sprintf("objects %d, synced in %.2fs with %.2fs of CPU (apiserver %.2fs), peak RSS %s, heap %s",
+		r.Objects, r.Sync.SyncSeconds, r.Sync.SyncCPU, r.APIServerCPU, mib(r.Sync.Memory.PeakRSS), mib(r.Sync.Memory.HeapInuse))
 	if r.Relist != nil {
-		s += fmt.Sprintf("; relist %.2fs after apiserver start, relist peak %s, changed %d, relisted %v",
-			r.Relist.RelistSeconds, mib(r.Relist.RelistPeakRSS), r.Relist.Changed, r.Relist.Relisted)
+		s += fmt.Sprintf("; relist %.2fs after the trigger with %.2fs of CPU, relist peak %s, changed %d, relisted %v",
+			r.Relist.RelistSeconds, r.Relist.RelistCPU, mib(r.Relist.RelistPeakRSS), r.Relist.Changed, r.Relist.Relisted)
 	}
 	return s
 }
