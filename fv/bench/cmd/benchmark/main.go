@@ -94,26 +94,35 @@ func orchestrate(args []string) int {
 		fmt.Fprintln(os.Stderr, "benchmark: logs in", o.LogDir)
 		return 1
 	}
-	chartDir := o.LogDir
-	if *out != "" {
-		chartDir = filepath.Dir(*out)
+	if err := writeReport(rep, *out, o.LogDir); err != nil {
+		fmt.Fprintln(os.Stderr, "benchmark:", err)
+		return 1
+	}
+	fmt.Fprintln(os.Stderr, "benchmark: logs in", o.LogDir)
+	return 0
+}
+
+// writeReport writes the charts next to the report (into logDir without one),
+// then prints the report and writes it to out if set.
+func writeReport(rep *bench.Report, out, logDir string) error {
+	chartDir := logDir
+	if out != "" {
+		chartDir = filepath.Dir(out)
 	}
 	if err := rep.WriteCharts(chartDir); err != nil {
-		fmt.Fprintln(os.Stderr, "benchmark: charts:", err)
-		return 1
+		return fmt.Errorf("charts: %w", err)
 	}
 	fmt.Fprintln(os.Stderr, "benchmark: charts in", chartDir)
 	md := rep.Markdown()
 	fmt.Print(md)
-	if *out != "" {
-		if err := os.WriteFile(*out, []byte(md), 0o644); err != nil {
-			fmt.Fprintln(os.Stderr, "benchmark:", err)
-			return 1
-		}
-		fmt.Fprintln(os.Stderr, "benchmark: wrote", *out)
+	if out == "" {
+		return nil
 	}
-	fmt.Fprintln(os.Stderr, "benchmark: logs in", o.LogDir)
-	return 0
+	if err := os.WriteFile(out, []byte(md), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintln(os.Stderr, "benchmark: wrote", out)
+	return nil
 }
 
 func contender(args []string) int {
