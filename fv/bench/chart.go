@@ -69,39 +69,44 @@ func (r *Report) chartPlots(w WorkloadInfo) (rss, cpu *plot.Plot) {
 		}
 		mem, used := chartPoints(res)
 		for _, pl := range []struct {
-			p   *plot.Plot
-			pts plotter.XYs
+			p      *plot.Plot
+			phases []plotter.XYs
 		}{{rss, mem}, {cpu, used}} {
-			l, err := plotter.NewLine(pl.pts)
-			if err != nil {
-				continue
+			for k, pts := range pl.phases {
+				l, err := plotter.NewLine(pts)
+				if err != nil || len(pts) == 0 {
+					continue
+				}
+				l.Color, l.Dashes, l.Width = plotutil.Color(i), plotutil.Dashes(i/7), vg.Points(1.2)
+				pl.p.Add(l)
+				if k == 0 {
+					pl.p.Legend.Add(short(c)+" "+c, l)
+				}
 			}
-			l.Color, l.Dashes, l.Width = plotutil.Color(i), plotutil.Dashes(i/7), vg.Points(1.2)
-			pl.p.Add(l)
-			pl.p.Legend.Add(short(c)+" "+c, l)
 		}
 	}
 	return rss, cpu
 }
 
-// chartPoints turns a run's samples into RSS (MiB) and CPU (s) points, the
-// relist drawn relistGap after the sync's end, its CPU on top of the sync's.
-func chartPoints(res RunResult) (rss, cpu plotter.XYs) {
+// chartPoints turns a run's samples into RSS (MiB) and CPU (s) points, one line
+// for the sync and one for the relist, drawn relistGap after the sync's end with
+// its CPU on top of the sync's.
+func chartPoints(res RunResult) (rss, cpu []plotter.XYs) {
+	var syncRSS, syncCPU, relRSS, relCPU plotter.XYs
 	var endT, endCPU float64
 	for _, s := range res.Sync.Samples {
-		rss = append(rss, plotter.XY{X: s.T, Y: float64(s.RSS) / (1 << 20)})
-		cpu = append(cpu, plotter.XY{X: s.T, Y: s.CPU})
+		syncRSS = append(syncRSS, plotter.XY{X: s.T, Y: float64(s.RSS) / (1 << 20)})
+		syncCPU = append(syncCPU, plotter.XY{X: s.T, Y: s.CPU})
 		endT, endCPU = s.T, s.CPU
 	}
-	if res.Relist == nil {
-		return rss, cpu
+	if res.Relist != nil {
+		for _, s := range res.Relist.Samples {
+			t := endT + relistGap + s.T
+			relRSS = append(relRSS, plotter.XY{X: t, Y: float64(s.RSS) / (1 << 20)})
+			relCPU = append(relCPU, plotter.XY{X: t, Y: endCPU + s.CPU})
+		}
 	}
-	for _, s := range res.Relist.Samples {
-		t := endT + relistGap + s.T
-		rss = append(rss, plotter.XY{X: t, Y: float64(s.RSS) / (1 << 20)})
-		cpu = append(cpu, plotter.XY{X: t, Y: endCPU + s.CPU})
-	}
-	return rss, cpu
+	return []plotter.XYs{syncRSS, relRSS}, []plotter.XYs{syncCPU, relCPU}
 }
 
 // firstRun returns the lowest-numbered run of contender on workload.
