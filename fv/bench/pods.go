@@ -83,7 +83,7 @@ func podSpec(app string, i int) corev1.PodSpec {
 	ctr := func(name, image string, port int32) corev1.Container {
 		return corev1.Container{
 			Name: name, Image: image,
-			Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: port, Protocol: corev1.ProtocolTCP}},
+			Ports: []corev1.ContainerPort{{Name: name + "-http", ContainerPort: port, Protocol: corev1.ProtocolTCP}},
 			Env: []corev1.EnvVar{{Name: "APP_NAME", Value: app}, {Name: "LOG_LEVEL", Value: "info"},
 				{Name: "OTEL_EXPORTER_OTLP_ENDPOINT", Value: "http://otel-collector.observability.svc:4317"},
 				{Name: "DATABASE_URL", Value: "postgres://" + app + "@db.example.internal:5432/" + app},
