@@ -118,6 +118,47 @@ func TestLedgerTableActsAsAMap(t *testing.T) {
 	if seen != len(want) {
 		t.Errorf("each gave %d records, want %d", seen, len(want))
 	}
+	checkIndex(t, tab)
+}
+
+// A table whose objects come and go, a few at a time, keeps one index slot per
+// live record: a deleted record's slot must empty, or the index fills with slots
+// that no lookup can stop at, and a probe for an unknown id never ends.
+func TestLedgerTableEmptiesTheSlotsOfDeletedRecords(t *testing.T) {
+	tab := newTable()
+	for i := range 10_000 {
+		id := fmt.Sprintf("ns/pod-%d", i)
+		tab.insert(id)
+		if i >= 3 {
+			tab.delete(fmt.Sprintf("ns/pod-%d", i-3))
+		}
+		if i%1000 == 0 {
+			checkIndex(t, tab)
+		}
+	}
+	checkIndex(t, tab)
+	if len(tab.index) > 16 {
+		t.Errorf("an index of %d slots for %d records", len(tab.index), tab.n)
+	}
+}
+
+// checkIndex fails unless every used index slot names a live record, once, and
+// every live record has a slot.
+func checkIndex(t *testing.T, tab *table) {
+	t.Helper()
+	used := map[uint32]bool{}
+	for _, n := range tab.index {
+		if n == 0 {
+			continue
+		}
+		if tab.rec(n-1).len == 0 || used[n] {
+			t.Fatalf("index slot names record %d, which is free or named twice", n-1)
+		}
+		used[n] = true
+	}
+	if len(used) != tab.n {
+		t.Fatalf("%d index slots in use for %d live records", len(used), tab.n)
+	}
 }
 
 func TestUIDsRoundTripOnlyInCanonicalForm(t *testing.T) {

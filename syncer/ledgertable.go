@@ -131,6 +131,7 @@ func (t *table) delete(id string) {
 		return
 	}
 	n := t.index[hole] - 1
+	t.index[hole] = 0 // empty unless a later slot of the run shifts into it
 	t.garbage += int(r.len)
 	*r = record{pos: t.free}
 	t.free = n + 1
