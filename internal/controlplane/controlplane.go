@@ -22,10 +22,11 @@ type ControlPlane struct {
 	etcd   *process
 	etcdAt *url.URL
 
+	admin   *rest.Config // as provisioned; each APIServer sets Host
+	primary *APIServer   // set once etcd is up
+
 	mu      sync.Mutex
-	api     *process // nil while stopped
-	apiPort int
-	admin   *rest.Config // as provisioned; Host follows apiPort
+	extras  []*APIServer // AddAPIServer's
 	stopped bool         // Stop was called
 }
 
@@ -72,6 +73,7 @@ func Start(ctx context.Context, opts ...Option) (_ *ControlPlane, retErr error) 
 	if err := cp.startEtcd(ctx); err != nil {
 		return nil, err
 	}
+	cp.primary = newAPIServer(cp, cp.etcdAt, cp.files.certDir)
 	if err := cp.StartAPIServer(ctx); err != nil {
 		return nil, err
 	}
@@ -86,31 +88,10 @@ func Start(ctx context.Context, opts ...Option) (_ *ControlPlane, retErr error) 
 // Config returns a new copy of the admin's rest.Config (group system:masters),
 // with client-side rate limiting off (QPS -1). It stays valid across
 // RestartAPIServer.
-func (cp *ControlPlane) Config() *rest.Config {
-	cp.mu.Lock()
-	defer cp.mu.Unlock()
-	return cp.configLocked()
-}
+func (cp *ControlPlane) Config() *rest.Config { return cp.primary.Config() }
 
-func (cp *ControlPlane) configLocked() *rest.Config {
-	cfg := rest.CopyConfig(cp.admin)
-	cfg.Host = cp.apiServerURLLocked().String()
-	cfg.QPS = -1
-	cfg.Burst = 0
-	cfg.RateLimiter = nil
-	return cfg
-}
-
-// APIServerURL returns the apiserver's https URL.
-func (cp *ControlPlane) APIServerURL() *url.URL {
-	cp.mu.Lock()
-	defer cp.mu.Unlock()
-	return cp.apiServerURLLocked()
-}
-
-func (cp *ControlPlane) apiServerURLLocked() *url.URL {
-	return &url.URL{Scheme: "https", Host: hostPort(cp.apiPort), Path: "/"}
-}
+// APIServerURL returns the (first) apiserver's https URL.
+func (cp *ControlPlane) APIServerURL() *url.URL { return cp.primary.URL() }
 
 // EtcdURL returns etcd's client URL.
 func (cp *ControlPlane) EtcdURL() *url.URL {
@@ -127,7 +108,7 @@ func (cp *ControlPlane) Clientset() (*kubernetes.Clientset, error) {
 	return cs, nil
 }
 
-// Stop stops the apiserver, then etcd, and removes their folder. It may be
+// Stop stops the apiservers, then etcd, and removes their folder. It may be
 // called more than once.
 func (cp *ControlPlane) Stop() error {
 	cp.mu.Lock()
@@ -137,9 +118,11 @@ func (cp *ControlPlane) Stop() error {
 	}
 	cp.stopped = true
 	var errs []error
-	if cp.api != nil {
-		errs = append(errs, cp.api.stop(cp.o.stopTimeout))
-		cp.api = nil
+	for _, a := range cp.extras {
+		errs = append(errs, a.close())
+	}
+	if cp.primary != nil {
+		errs = append(errs, cp.primary.close())
 	}
 	if cp.etcd != nil {
 		errs = append(errs, cp.etcd.stop(cp.o.stopTimeout))

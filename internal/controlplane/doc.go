@@ -5,11 +5,14 @@
 // processes outlive a killed owner: here, on Linux, they die with it, and their
 // temporary folder is removed by Stop or, after a SIGKILL, by the next Start.
 //
-// A ControlPlane (see Start) owns the two processes and offers:
+// A ControlPlane (see Start) owns the processes and offers:
 //   - admin and per-user rest.Configs (Config, AddUser, AddUserWithRole), never
 //     rate-limited on the client side;
 //   - apiserver restarts on the same etcd and the same address (RestartAPIServer,
-//     StopAPIServer, StartAPIServer);
+//     StopAPIServer, StartAPIServer, KillAPIServer);
+//   - more apiservers on the same etcd and certificates, each restarted or
+//     killed on its own (AddAPIServer, APIServer), for a highly available
+//     control plane behind a load balancer;
 //   - etcd compaction (Compact), which with WithWatchCache(false) makes a watch
 //     that restarts from an older revision fail with 410 Expired;
 //   - CRD install and removal that wait until the API is served or gone

@@ -109,32 +109,15 @@ func (cp *ControlPlane) startEtcd(ctx context.Context) error {
 	}, func() { _ = cp.etcd.stop(cp.o.stopTimeout) })
 }
 
-// startAPIServerLocked starts kube-apiserver on cp.apiPort, or on a new port
-// when it is 0. It does not wait for readiness.
-func (cp *ControlPlane) startAPIServerLocked() error {
-	if cp.apiPort == 0 {
-		port, err := freePort()
-		if err != nil {
-			return err
-		}
-		cp.apiPort = port
-	}
-	p, err := startProcess("kube-apiserver", filepath.Join(cp.assets, "kube-apiserver"), cp.apiServerArgs(), cp.o.out)
-	if err != nil {
-		return err
-	}
-	cp.api = p
-	return nil
-}
-
-// apiServerArgs are kube-apiserver's flags: those the harness needs to serve
-// on loopback with the control plane's certificates, then the options'.
-func (cp *ControlPlane) apiServerArgs() []string {
+// apiServerArgs are the flags of a kube-apiserver on port that reaches etcd
+// at etcd: those the harness needs to serve on loopback with the control
+// plane's certificates, then the options'.
+func (cp *ControlPlane) apiServerArgs(port int, etcd *url.URL, certDir string) []string {
 	base := []flag{
-		{"etcd-servers", []string{cp.etcdAt.String()}},
+		{"etcd-servers", []string{etcd.String()}},
 		{"bind-address", []string{"127.0.0.1"}},
-		{"secure-port", []string{strconv.Itoa(cp.apiPort)}},
-		{"cert-dir", []string{cp.files.certDir}},
+		{"secure-port", []string{strconv.Itoa(port)}},
+		{"cert-dir", []string{certDir}},
 		{"tls-cert-file", []string{cp.files.servingCert}},
 		{"tls-private-key-file", []string{cp.files.servingKey}},
 		{"client-ca-file", []string{cp.files.caCert}},
@@ -143,7 +126,7 @@ func (cp *ControlPlane) apiServerArgs() []string {
 		{"allow-privileged", []string{"true"}},
 		// No controller manager runs to create service account tokens.
 		{"disable-admission-plugins", []string{"ServiceAccount"}},
-		{"service-account-issuer", []string{"https://" + hostPort(cp.apiPort)}},
+		{"service-account-issuer", []string{"https://" + hostPort(port)}},
 		{"service-account-key-file", []string{cp.files.saKey}},
 		{"service-account-signing-key-file", []string{cp.files.saKey}},
 	}
