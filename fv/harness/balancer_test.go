@@ -145,7 +145,7 @@ func TestBalancerCutsEveryConnection(t *testing.T) {
 		g.Expect(err).To(HaveOccurred(), "the connection is closed")
 		g.Expect(err).NotTo(MatchError(ContainSubstring("timeout")))
 	}
-	g.Expect(dial(t, b).line(5 * time.Second)).To(Equal("a"), "new connections go through")
+	g.Expect(dial(t, b).line(5*time.Second)).To(Equal("a"), "new connections go through")
 }
 
 func TestBalancerPauseHoldsEverythingUntilResume(t *testing.T) {
@@ -157,8 +157,8 @@ func TestBalancerPauseHoldsEverythingUntilResume(t *testing.T) {
 	_, err := open.Write([]byte("held\n"))
 	g.Expect(err).NotTo(HaveOccurred())
 	fresh := dial(t, b)
-	g.Expect(open.line(300 * time.Millisecond)).To(BeEmpty(), "nothing forwarded while paused")
-	g.Expect(fresh.line(300 * time.Millisecond)).To(BeEmpty(), "a new connection is held")
+	g.Expect(open.line(300*time.Millisecond)).To(BeEmpty(), "nothing forwarded while paused")
+	g.Expect(fresh.line(300*time.Millisecond)).To(BeEmpty(), "a new connection is held")
 	g.Expect(b.Routed()["a"]).To(Equal(1))
 
 	b.Resume()
