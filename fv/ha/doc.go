@@ -1,0 +1,17 @@
+// Package ha runs kubesync against a highly available control plane: three
+// kube-apiservers on one etcd behind a round-robin TCP balancer (fv/harness),
+// the last of them reaching etcd through a link that can pause, so that its
+// watch cache falls behind while it keeps serving.
+//
+// Its spec runs a syncer through the balancer over a set of types while a
+// Writer changes their objects and a seeded Schedule injects faults one after
+// the other: graceful restarts and kills (SIGKILL) of any apiserver, every
+// connection cut, an apiserver drained from the rotation, and the lagging one
+// cut off from etcd. Then it checks that the syncer's Consumer equals the
+// server key by key (fv/consistency), that no key's revision went backwards in
+// what the consumer saw, and measures the time from the end of the last fault
+// to that convergence.
+//
+// KUBESYNC_HA_SEED picks the schedule (default: the time) and
+// KUBESYNC_HA_DURATION its length (default 60s).
+package ha

@@ -1,0 +1,164 @@
+package ha_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/sirupsen/logrus"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/kubesync/kubesync/crds"
+	"github.com/kubesync/kubesync/fv/consistency"
+	"github.com/kubesync/kubesync/fv/ha"
+	"github.com/kubesync/kubesync/internal/controlplane"
+	"github.com/kubesync/kubesync/internal/samples"
+	"github.com/kubesync/kubesync/resources"
+	"github.com/kubesync/kubesync/syncer"
+)
+
+const (
+	servers = 3
+	ns      = "ha"
+	// convergeWithin is the spec's bound on the time from the last fault to
+	// convergence: generous, for a shared machine. FLEET's target is 10 s.
+	convergeWithin  = 60 * time.Second
+	writesPerSecond = 10
+)
+
+// types are two built-in types and two custom ones, namespaced and not.
+var types = []resources.Type{
+	resources.ConfigMaps.InNamespace(ns),
+	resources.Services.InNamespace(ns),
+	resources.NetworkSets.InNamespace(ns),
+	resources.GlobalNetworkPolicies,
+}
+
+var _ = Describe("a highly available control plane", func() {
+	It("keeps the syncer equal to the server, no revision going back, over restarts, kills, cuts, drains and a lagging watch cache", func(ctx SpecContext) {
+		sched := ha.NewSchedule(seed(), servers, duration())
+		AddReportEntry("HA fault schedule", ReportEntryVisibilityAlways, sched.String())
+		c := startCluster(ctx)
+		w := startWriting(ctx, c, sched.Seed)
+		consumer := startSyncer(c)
+
+		lastFault, err := c.Run(ctx, sched, GinkgoWriter.Printf)
+		done, failed := w.stop()
+		Expect(err).NotTo(HaveOccurred())
+
+		var converged time.Duration
+		Eventually(func() error {
+			if consumer.Status() != int(syncer.InSync) {
+				return fmt.Errorf("status %d, not InSync", consumer.Status())
+			}
+			if err := consistency.Check(ctx, c.CP.Config(), consumer.Mirror, types); err != nil {
+				return err
+			}
+			converged = time.Since(lastFault)
+			return nil
+		}).WithContext(ctx).WithTimeout(convergeWithin).Should(Succeed(), "converged after the last fault")
+		AddReportEntry("HA convergence", ReportEntryVisibilityAlways, fmt.Sprintf(
+			"seed %d: %d faults; converged %.1fs after the last fault (target 10s); %d writes, %d failed; connections per apiserver %v",
+			sched.Seed, len(sched.Steps), converged.Seconds(), done, failed, c.LB.Routed()))
+
+		Expect(consumer.Backwards()).To(BeEmpty(), "no key's revision went backwards")
+		Expect(consumer.Anomalies()).To(BeEmpty())
+		Expect(done).To(BeNumerically(">", 0))
+		for i := range servers {
+			Expect(c.LB.Routed()).To(HaveKeyWithValue(ha.ServerName(i), BeNumerically(">", 0)), "round robin reached every apiserver")
+		}
+	}, NodeTimeout(15*time.Minute))
+})
+
+// startCluster starts three apiservers with the types' CRDs behind a
+// balancer, stopped when the spec ends, and the namespace of the objects.
+func startCluster(ctx context.Context) *ha.Cluster {
+	var opts []controlplane.Option
+	for _, t := range []resources.Type{resources.NetworkSets, resources.GlobalNetworkPolicies} {
+		crd, err := crds.For(t)
+		Expect(err).NotTo(HaveOccurred())
+		opts = append(opts, controlplane.WithCRDs(crd))
+	}
+	start := time.Now()
+	c, err := ha.StartCluster(ctx, servers, opts...)
+	if c != nil {
+		DeferCleanup(c.Stop)
+	}
+	Expect(err).NotTo(HaveOccurred())
+	GinkgoWriter.Printf("%d apiservers up in %s behind %s\n", servers, time.Since(start).Round(time.Millisecond), c.LB.Addr())
+	dyn, err := dynamic.NewForConfig(c.CP.Config())
+	Expect(err).NotTo(HaveOccurred())
+	Expect(samples.Create(ctx, dyn, resources.Namespaces, "", ns)).To(Succeed())
+	return c
+}
+
+// writing is a Writer running in the background.
+type writing struct {
+	*ha.Writer
+	cancel context.CancelFunc
+	ended  chan struct{}
+}
+
+// startWriting populates the types through the balancer and goes on writing,
+// its choices drawn from seed.
+func startWriting(ctx context.Context, c *ha.Cluster, seed uint64) *writing {
+	dyn, err := dynamic.NewForConfig(c.Config(false))
+	Expect(err).NotTo(HaveOccurred())
+	w := &writing{Writer: ha.NewWriter(dyn, types, ns, seed), ended: make(chan struct{})}
+	Expect(w.Populate(ctx)).To(Succeed())
+	var wctx context.Context
+	wctx, w.cancel = context.WithCancel(ctx)
+	go func() {
+		defer GinkgoRecover()
+		defer close(w.ended)
+		w.Run(wctx, writesPerSecond)
+	}()
+	DeferCleanup(func() { w.stop() })
+	return w
+}
+
+// stop ends the writes and returns their counts.
+func (w *writing) stop() (done, failed int) {
+	w.cancel()
+	<-w.ended
+	return w.Counts()
+}
+
+// startSyncer runs a syncer at its default options through the balancer,
+// over HTTP/1.1 so that its types' requests spread over the apiservers, and
+// waits for it to be in sync.
+func startSyncer(c *ha.Cluster) *ha.Consumer {
+	consumer := ha.NewConsumer()
+	log := logrus.New()
+	log.SetOutput(GinkgoWriter)
+	s, err := syncer.New(c.Config(true), types, consumer, syncer.WithLogger(log))
+	Expect(err).NotTo(HaveOccurred())
+	s.Start(context.Background())
+	DeferCleanup(s.Stop)
+	Eventually(consumer.Status).Should(Equal(int(syncer.InSync)))
+	return consumer
+}
+
+// seed is KUBESYNC_HA_SEED, or else the time.
+func seed() uint64 {
+	if s := os.Getenv("KUBESYNC_HA_SEED"); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		Expect(err).NotTo(HaveOccurred(), "KUBESYNC_HA_SEED")
+		return n
+	}
+	return uint64(time.Now().UnixNano())
+}
+
+// duration is KUBESYNC_HA_DURATION, or else 60s.
+func duration() time.Duration {
+	if s := os.Getenv("KUBESYNC_HA_DURATION"); s != "" {
+		d, err := time.ParseDuration(s)
+		Expect(err).NotTo(HaveOccurred(), "KUBESYNC_HA_DURATION")
+		return d
+	}
+	return 60 * time.Second
+}

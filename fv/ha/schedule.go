@@ -1,0 +1,129 @@
+package ha
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+)
+
+// Kind is a kind of fault.
+type Kind uint8
+
+// The fault kinds, each injected by Cluster.Inject.
+const (
+	// Restart stops one apiserver gracefully and starts it again.
+	Restart Kind = iota
+	// Kill kills one apiserver (SIGKILL) and starts it again.
+	Kill
+	// Cut drops every connection through the balancer.
+	Cut
+	// Lag cuts the lagging apiserver off from etcd for a while: it keeps
+	// serving from a watch cache that falls behind, and whatever needs etcd
+	// waits.
+	Lag
+	// Drain takes one apiserver out of the balancer's rotation for a while; its
+	// open connections stay.
+	Drain
+	numKinds
+)
+
+var kindNames = [numKinds]string{"restart", "kill", "cut", "lag", "drain"}
+
+// String is the kind's name in a schedule, e.g. "kill".
+func (k Kind) String() string {
+	if k < numKinds {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// Step is one fault of a Schedule.
+type Step struct {
+	// Gap is the quiet time before the fault.
+	Gap time.Duration
+	// Kind is the fault.
+	Kind Kind
+	// Server is the index of the apiserver a Restart, Kill or Drain hits.
+	Server int
+	// Hold is how long a Lag or Drain lasts.
+	Hold time.Duration
+}
+
+// String renders the step on one line, e.g. "after 3.2s: kill apiserver-2".
+func (s Step) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "after %s: %s %s", s.Gap.Round(100*time.Millisecond), s.Kind, target(s))
+	if s.Hold > 0 {
+		fmt.Fprintf(&b, " for %s", s.Hold.Round(100*time.Millisecond))
+	}
+	return b.String()
+}
+
+// target names what a step hits.
+func target(st Step) string {
+	switch st.Kind {
+	case Restart, Kill, Drain:
+		return ServerName(st.Server)
+	case Lag:
+		return "etcd link"
+	}
+	return "every connection"
+}
+
+// Schedule is a seeded sequence of faults, run one after the other: the same
+// seed, servers and duration give the same steps.
+type Schedule struct {
+	Seed  uint64
+	Steps []Step
+}
+
+// restartCost is what a restart is counted for when a schedule is fitted to
+// its duration: about what an apiserver takes to become ready again.
+const restartCost = 5 * time.Second
+
+// NewSchedule draws faults from seed for a cluster of servers apiservers
+// until their nominal time (gaps, holds, restartCost per restart) reaches
+// duration. Kinds come in shuffled rounds of one of each, and the first round
+// is always whole, so that every kind is injected at least once; gaps are
+// uniform in [2s, 6s), holds in [2s, 8s), and the apiserver a fault hits is
+// drawn from all of them.
+func NewSchedule(seed uint64, servers int, duration time.Duration) Schedule {
+	rng := rand.New(rand.NewPCG(seed, seed^0x68612d66)) // "ha-f"
+	s := Schedule{Seed: seed}
+	var nominal time.Duration
+	for {
+		for _, i := range rng.Perm(int(numKinds)) {
+			if nominal >= duration && len(s.Steps) >= int(numKinds) {
+				return s
+			}
+			st := Step{Gap: 2*time.Second + time.Duration(rng.Int64N(int64(4*time.Second))), Kind: Kind(i)}
+			switch st.Kind {
+			case Restart, Kill:
+				st.Server = rng.IntN(servers)
+				nominal += restartCost
+			case Drain:
+				st.Server = rng.IntN(servers)
+				st.Hold = 2*time.Second + time.Duration(rng.Int64N(int64(6*time.Second)))
+			case Lag:
+				st.Hold = 2*time.Second + time.Duration(rng.Int64N(int64(6*time.Second)))
+			}
+			nominal += st.Gap + st.Hold
+			s.Steps = append(s.Steps, st)
+		}
+	}
+}
+
+// String renders the schedule, one step a line.
+func (s Schedule) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "seed %d, %d faults:", s.Seed, len(s.Steps))
+	for _, st := range s.Steps {
+		b.WriteString("\n  " + st.String())
+	}
+	return b.String()
+}
+
+// ServerName is the name of the i-th apiserver (from 0) in the balancer and
+// in a schedule: apiserver-1, apiserver-2...
+func ServerName(i int) string { return fmt.Sprintf("apiserver-%d", i+1) }
