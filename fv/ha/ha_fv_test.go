@@ -108,7 +108,7 @@ type writing struct {
 func startWriting(ctx context.Context, c *ha.Cluster, seed uint64) *writing {
 	dyn, err := dynamic.NewForConfig(c.Config(false))
 	Expect(err).NotTo(HaveOccurred())
-	w := &writing{Writer: ha.NewWriter(dyn, types, ns, seed), ended: make(chan struct{})}
+	w := &writing{Writer: ha.NewWriter(dyn, types, seed), ended: make(chan struct{})}
 	Expect(w.Populate(ctx)).To(Succeed())
 	var wctx context.Context
 	wctx, w.cancel = context.WithCancel(ctx)

@@ -31,7 +31,6 @@ const writeTimeout = 5 * time.Second
 type Writer struct {
 	dyn   dynamic.Interface
 	types []resources.Type
-	ns    string
 	rng   *rand.Rand
 
 	names map[string][]string // by type name: the objects it believes exist
@@ -41,25 +40,25 @@ type Writer struct {
 	done, fails int
 }
 
-// NewWriter returns a Writer of types (namespaced ones in ns) whose choices
-// come from seed.
-func NewWriter(dyn dynamic.Interface, types []resources.Type, ns string, seed uint64) *Writer {
-	return &Writer{dyn: dyn, types: types, ns: ns, rng: rand.New(rand.NewPCG(seed, seed^0x77726974)),
+// NewWriter returns a Writer of types whose choices come from seed. Each
+// namespaced type must name its namespace (Type.InNamespace): the writer
+// writes there.
+func NewWriter(dyn dynamic.Interface, types []resources.Type, seed uint64) *Writer {
+	return &Writer{dyn: dyn, types: types, rng: rand.New(rand.NewPCG(seed, seed^0x77726974)),
 		names: map[string][]string{}}
 }
 
+// resource is where the writer writes objects of t: its namespace, or none
+// for a cluster-scoped type.
 func (w *Writer) resource(t resources.Type) dynamic.ResourceInterface {
-	if t.Namespaced {
-		return w.dyn.Resource(t.GVR).Namespace(w.ns)
-	}
-	return w.dyn.Resource(t.GVR)
+	return w.dyn.Resource(t.GVR).Namespace(t.Namespace)
 }
 
 // Populate creates minObjects objects of each type, failing on the first
 // error. Call it before Run, not with it.
 func (w *Writer) Populate(ctx context.Context) error {
-	for _, t := range w.types {
-		for range minObjects {
+	for range minObjects {
+		for _, t := range w.types {
 			if err := w.create(ctx, t); err != nil {
 				return err
 			}
@@ -117,7 +116,7 @@ func (w *Writer) create(ctx context.Context, t resources.Type) error {
 	name := fmt.Sprintf("w-%05d", w.next)
 	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
 	defer cancel()
-	if _, err := w.resource(t).Create(ctx, samples.Object(t, w.ns, name), metav1.CreateOptions{}); err != nil {
+	if _, err := w.resource(t).Create(ctx, samples.Object(t, t.Namespace, name), metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("creating %s %s: %w", t.Name, name, err)
 	}
 	w.names[t.Name] = append(w.names[t.Name], name)
