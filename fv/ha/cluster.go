@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -102,21 +103,46 @@ func (c *Cluster) Inject(ctx context.Context, st Step) error {
 	return fmt.Errorf("no such fault: %s", st.Kind)
 }
 
-// Run injects the schedule's faults one after the other, each after its gap,
-// logging each with logf, and returns when the last one ended.
+// Run injects the schedule's faults, each at its time, logging each with
+// logf as it ends; faults on one target (see target) take turns. It returns
+// when the last one ended, with the errors of those that failed.
 func (c *Cluster) Run(ctx context.Context, s Schedule, logf func(format string, args ...any)) (time.Time, error) {
 	start := time.Now()
+	turns := map[string]*sync.Mutex{}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
 	for i, st := range s.Steps {
-		if err := sleep(ctx, st.Gap); err != nil {
-			return time.Time{}, err
+		if err := sleep(ctx, time.Until(start.Add(st.At))); err != nil {
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+			break
 		}
-		began := time.Now()
-		if err := c.Inject(ctx, st); err != nil {
-			return time.Time{}, fmt.Errorf("fault %d (%s): %w", i+1, st, err)
+		turn := turns[target(st)]
+		if turn == nil {
+			turn = &sync.Mutex{}
+			turns[target(st)] = turn
 		}
-		logf("+%5.1fs %-28s took %s", began.Sub(start).Seconds(), st.Kind.String()+" "+target(st), time.Since(began).Round(time.Millisecond))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			turn.Lock()
+			defer turn.Unlock()
+			began := time.Now()
+			err := c.Inject(ctx, st)
+			logf("+%5.1fs %-7s %-16s took %s\n", began.Sub(start).Seconds(), st.Kind, target(st), time.Since(began).Round(time.Millisecond))
+			if err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("fault %d (%s): %w", i+1, st, err))
+				mu.Unlock()
+			}
+		}()
 	}
-	return time.Now(), nil
+	wg.Wait()
+	return time.Now(), errors.Join(errs...)
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

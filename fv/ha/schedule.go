@@ -40,8 +40,8 @@ func (k Kind) String() string {
 
 // Step is one fault of a Schedule.
 type Step struct {
-	// Gap is the quiet time before the fault.
-	Gap time.Duration
+	// At is when the fault begins, from the start of the schedule.
+	At time.Duration
 	// Kind is the fault.
 	Kind Kind
 	// Server is the index of the apiserver a Restart, Kill or Drain hits.
@@ -50,17 +50,18 @@ type Step struct {
 	Hold time.Duration
 }
 
-// String renders the step on one line, e.g. "after 3.2s: kill apiserver-2".
+// String renders the step on one line, e.g. "+3.2s kill apiserver-2".
 func (s Step) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "after %s: %s %s", s.Gap.Round(100*time.Millisecond), s.Kind, target(s))
+	fmt.Fprintf(&b, "+%s %s %s", s.At.Round(100*time.Millisecond), s.Kind, target(s))
 	if s.Hold > 0 {
 		fmt.Fprintf(&b, " for %s", s.Hold.Round(100*time.Millisecond))
 	}
 	return b.String()
 }
 
-// target names what a step hits.
+// target names what a step hits. Faults on one target take turns; faults on
+// others overlap.
 func target(st Step) string {
 	switch st.Kind {
 	case Restart, Kill, Drain:
@@ -71,44 +72,39 @@ func target(st Step) string {
 	return "every connection"
 }
 
-// Schedule is a seeded sequence of faults, run one after the other: the same
-// seed, servers and duration give the same steps.
+// Schedule is a seeded sequence of faults: the same seed, servers and
+// duration give the same steps.
 type Schedule struct {
 	Seed  uint64
 	Steps []Step
 }
 
-// restartCost is what a restart is counted for when a schedule is fitted to
-// its duration: about what an apiserver takes to become ready again.
-const restartCost = 5 * time.Second
-
-// NewSchedule draws faults from seed for a cluster of servers apiservers
-// until their nominal time (gaps, holds, restartCost per restart) reaches
-// duration. Kinds come in shuffled rounds of one of each, and the first round
-// is always whole, so that every kind is injected at least once; gaps are
-// uniform in [2s, 6s), holds in [2s, 8s), and the apiserver a fault hits is
-// drawn from all of them.
+// NewSchedule draws faults from seed for a cluster of servers apiservers,
+// beginning over duration. Kinds come in shuffled rounds of one of each, and
+// the first round is always whole, so that every kind is injected at least
+// once; a fault begins 2s to 6s (uniform) after the one before, whether that
+// one is over or not; holds are uniform in [2s, 8s), and the apiserver a
+// fault hits is drawn from all of them.
 func NewSchedule(seed uint64, servers int, duration time.Duration) Schedule {
 	rng := rand.New(rand.NewPCG(seed, seed^0x68612d66)) // "ha-f"
 	s := Schedule{Seed: seed}
-	var nominal time.Duration
+	var at time.Duration
 	for {
 		for _, i := range rng.Perm(int(numKinds)) {
-			if nominal >= duration && len(s.Steps) >= int(numKinds) {
+			at += 2*time.Second + time.Duration(rng.Int64N(int64(4*time.Second)))
+			if at >= duration && len(s.Steps) >= int(numKinds) {
 				return s
 			}
-			st := Step{Gap: 2*time.Second + time.Duration(rng.Int64N(int64(4*time.Second))), Kind: Kind(i)}
+			st := Step{At: at, Kind: Kind(i)}
 			switch st.Kind {
 			case Restart, Kill:
 				st.Server = rng.IntN(servers)
-				nominal += restartCost
 			case Drain:
 				st.Server = rng.IntN(servers)
 				st.Hold = 2*time.Second + time.Duration(rng.Int64N(int64(6*time.Second)))
 			case Lag:
 				st.Hold = 2*time.Second + time.Duration(rng.Int64N(int64(6*time.Second)))
 			}
-			nominal += st.Gap + st.Hold
 			s.Steps = append(s.Steps, st)
 		}
 	}
