@@ -3,8 +3,10 @@ package ha_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"strconv"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -44,26 +46,16 @@ var _ = Describe("a highly available control plane", func() {
 		AddReportEntry("HA fault schedule", ReportEntryVisibilityAlways, sched.String())
 		c := startCluster(ctx)
 		w := startWriting(ctx, c, sched.Seed)
-		consumer := startSyncer(c)
+		consumer, logged := startSyncer(c)
 
 		lastFault, err := c.Run(ctx, sched, GinkgoWriter.Printf)
 		done, failed := w.stop()
 		Expect(err).NotTo(HaveOccurred())
-
-		var converged time.Duration
-		Eventually(func() error {
-			if consumer.Status() != int(syncer.InSync) {
-				return fmt.Errorf("status %d, not InSync", consumer.Status())
-			}
-			if err := consistency.Check(ctx, c.CP.Config(), consumer.Mirror, types); err != nil {
-				return err
-			}
-			converged = time.Since(lastFault)
-			return nil
-		}).WithContext(ctx).WithTimeout(convergeWithin).Should(Succeed(), "converged after the last fault")
+		converged := converge(ctx, c, consumer, w.Writer, lastFault)
 		AddReportEntry("HA convergence", ReportEntryVisibilityAlways, fmt.Sprintf(
-			"seed %d: %d faults; converged %.1fs after the last fault (target 10s); %d writes, %d failed; connections per apiserver %v",
-			sched.Seed, len(sched.Steps), converged.Seconds(), done, failed, c.LB.Routed()))
+			"seed %d: %d faults; converged %.1fs after the last fault (target 10s); %d writes, %d failed; "+
+				"connections per apiserver %v; syncer log %v",
+			sched.Seed, len(sched.Steps), converged.Seconds(), done, failed, c.LB.Routed(), logged.counts()))
 
 		Expect(consumer.Backwards()).To(BeEmpty(), "no key's revision went backwards")
 		Expect(consumer.Anomalies()).To(BeEmpty())
@@ -73,6 +65,26 @@ var _ = Describe("a highly available control plane", func() {
 		}
 	}, NodeTimeout(15*time.Minute))
 })
+
+// converge writes one more object of each type once the last fault is over,
+// so that the syncer must be watching every type again to have them, and
+// returns how long after the last fault the syncer is InSync and equal to the
+// server.
+func converge(ctx context.Context, c *ha.Cluster, consumer *ha.Consumer, w *ha.Writer, lastFault time.Time) time.Duration {
+	Eventually(func() error { return w.Mark(ctx) }).WithContext(ctx).Should(Succeed(), "one more write of each type")
+	var converged time.Duration
+	Eventually(func() error {
+		if consumer.Status() != int(syncer.InSync) {
+			return fmt.Errorf("status %d, not InSync", consumer.Status())
+		}
+		if err := consistency.Check(ctx, c.CP.Config(), consumer.Mirror, types); err != nil {
+			return err
+		}
+		converged = time.Since(lastFault)
+		return nil
+	}).WithContext(ctx).WithTimeout(convergeWithin).Should(Succeed(), "converged after the last fault")
+	return converged
+}
 
 // startCluster starts three apiservers with the types' CRDs behind a
 // balancer, stopped when the spec ends, and the namespace of the objects.
@@ -130,17 +142,41 @@ func (w *writing) stop() (done, failed int) {
 
 // startSyncer runs a syncer at its default options through the balancer,
 // over HTTP/1.1 so that its types' requests spread over the apiservers, and
-// waits for it to be in sync.
-func startSyncer(c *ha.Cluster) *ha.Consumer {
+// waits for it to be in sync. It returns its consumer and the count of its
+// log messages.
+func startSyncer(c *ha.Cluster) (*ha.Consumer, *logCounts) {
 	consumer := ha.NewConsumer()
 	log := logrus.New()
 	log.SetOutput(GinkgoWriter)
+	logged := &logCounts{n: map[string]int{}}
+	log.AddHook(logged)
 	s, err := syncer.New(c.Config(true), types, consumer, syncer.WithLogger(log))
 	Expect(err).NotTo(HaveOccurred())
 	s.Start(context.Background())
 	DeferCleanup(s.Stop)
 	Eventually(consumer.Status).Should(Equal(int(syncer.InSync)))
-	return consumer
+	return consumer, logged
+}
+
+// logCounts is a logrus hook that counts the entries of each message.
+type logCounts struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (l *logCounts) Levels() []logrus.Level { return logrus.AllLevels }
+
+func (l *logCounts) Fire(e *logrus.Entry) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.n[e.Message]++
+	return nil
+}
+
+func (l *logCounts) counts() map[string]int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return maps.Clone(l.n)
 }
 
 // seed is KUBESYNC_HA_SEED, or else the time.

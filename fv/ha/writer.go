@@ -58,10 +58,8 @@ func (w *Writer) resource(t resources.Type) dynamic.ResourceInterface {
 // error. Call it before Run, not with it.
 func (w *Writer) Populate(ctx context.Context) error {
 	for range minObjects {
-		for _, t := range w.types {
-			if err := w.create(ctx, t); err != nil {
-				return err
-			}
+		if err := w.Mark(ctx); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -120,6 +118,17 @@ func (w *Writer) create(ctx context.Context, t resources.Type) error {
 		return fmt.Errorf("creating %s %s: %w", t.Name, name, err)
 	}
 	w.names[t.Name] = append(w.names[t.Name], name)
+	return nil
+}
+
+// Mark creates one more object of each type: once a syncer has them, it is
+// watching every type again. Call it after Run, not with it.
+func (w *Writer) Mark(ctx context.Context) error {
+	for _, t := range w.types {
+		if err := w.create(ctx, t); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
