@@ -3,10 +3,8 @@ package ha_test
 import (
 	"context"
 	"fmt"
-	"maps"
 	"os"
 	"strconv"
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -16,6 +14,8 @@ import (
 
 	"github.com/kubesync/kubesync/crds"
 	"github.com/kubesync/kubesync/fv/consistency"
+	"github.com/kubesync/kubesync/fv/env"
+	"github.com/kubesync/kubesync/fv/footprint"
 	"github.com/kubesync/kubesync/fv/ha"
 	"github.com/kubesync/kubesync/internal/controlplane"
 	"github.com/kubesync/kubesync/internal/samples"
@@ -46,7 +46,8 @@ var _ = Describe("a highly available control plane", func() {
 		AddReportEntry("HA fault schedule", ReportEntryVisibilityAlways, sched.String())
 		c := startCluster(ctx)
 		w := startWriting(ctx, c, sched.Seed)
-		consumer, logged := startSyncer(c)
+		run := startSyncer(c)
+		consumer := run.consumer
 
 		lastFault, err := c.Run(ctx, sched, GinkgoWriter.Printf)
 		done, failed := w.stop()
@@ -54,8 +55,8 @@ var _ = Describe("a highly available control plane", func() {
 		converged := converge(ctx, c, consumer, w.Writer, lastFault)
 		AddReportEntry("HA convergence", ReportEntryVisibilityAlways, fmt.Sprintf(
 			"seed %d: %d faults; converged %.1fs after the last fault (target 10s); %d writes, %d failed; "+
-				"connections per apiserver %v; syncer log %v",
-			sched.Seed, len(sched.Steps), converged.Seconds(), done, failed, c.LB.Routed(), logged.counts()))
+				"connections per apiserver %v; lists by type and reason %v; syncer log: %s",
+			sched.Seed, len(sched.Steps), converged.Seconds(), done, failed, c.LB.Routed(), run.listed(), run.logged.Summary()))
 
 		Expect(consumer.Backwards()).To(BeEmpty(), "no key's revision went backwards")
 		Expect(consumer.Anomalies()).To(BeEmpty())
@@ -140,43 +141,37 @@ func (w *writing) stop() (done, failed int) {
 	return w.Counts()
 }
 
+// syncerRun is what the spec reads of its syncer: the consumer, the lists per
+// type and reason, and the count of each log message.
+type syncerRun struct {
+	consumer *ha.Consumer
+	lists    *env.Observer
+	logged   *footprint.LogCounter
+}
+
 // startSyncer runs a syncer at its default options through the balancer,
 // over HTTP/1.1 so that its types' requests spread over the apiservers, and
-// waits for it to be in sync. It returns its consumer and the count of its
-// log messages.
-func startSyncer(c *ha.Cluster) (*ha.Consumer, *logCounts) {
-	consumer := ha.NewConsumer()
+// waits for it to be in sync. It logs to the GinkgoWriter.
+func startSyncer(c *ha.Cluster) syncerRun {
+	r := syncerRun{consumer: ha.NewConsumer(), lists: env.NewObserver(), logged: footprint.NewLogCounter(nil)}
 	log := logrus.New()
 	log.SetOutput(GinkgoWriter)
-	logged := &logCounts{n: map[string]int{}}
-	log.AddHook(logged)
-	s, err := syncer.New(c.Config(true), types, consumer, syncer.WithLogger(log))
+	log.AddHook(r.logged)
+	s, err := syncer.New(c.Config(true), types, r.consumer, syncer.WithLogger(log), syncer.WithObserver(r.lists))
 	Expect(err).NotTo(HaveOccurred())
 	s.Start(context.Background())
-	DeferCleanup(s.Stop)
-	Eventually(consumer.Status).Should(Equal(int(syncer.InSync)))
-	return consumer, logged
+	DeferCleanup(func() { s.Stop(); s.Wait() })
+	Eventually(r.consumer.Status).Should(Equal(int(syncer.InSync)))
+	return r
 }
 
-// logCounts is a logrus hook that counts the entries of each message.
-type logCounts struct {
-	mu sync.Mutex
-	n  map[string]int
-}
-
-func (l *logCounts) Levels() []logrus.Level { return logrus.AllLevels }
-
-func (l *logCounts) Fire(e *logrus.Entry) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.n[e.Message]++
-	return nil
-}
-
-func (l *logCounts) counts() map[string]int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return maps.Clone(l.n)
+// listed renders the lists of each type by reason.
+func (r syncerRun) listed() map[string]map[string]int {
+	out := map[string]map[string]int{}
+	for _, t := range types {
+		out[t.Name] = r.lists.Reasons(t.Name)
+	}
+	return out
 }
 
 // seed is KUBESYNC_HA_SEED, or else the time.

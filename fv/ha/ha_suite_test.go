@@ -2,15 +2,8 @@ package ha_test
 
 import (
 	"testing"
-	"time"
 
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
+	"github.com/kubesync/kubesync/fv/env"
 )
 
-func TestHA(t *testing.T) {
-	RegisterFailHandler(Fail)
-	SetDefaultEventuallyTimeout(90 * time.Second)
-	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
-	RunSpecs(t, "kubesync fv ha")
-}
+func TestHA(t *testing.T) { env.RunSuite(t, "kubesync fv ha") }
