@@ -73,6 +73,16 @@ func (c *conn) line(wait time.Duration) string {
 	return s[:len(s)-1]
 }
 
+// expectClosed expects each connection to end, not merely to stay silent.
+func expectClosed(g Gomega, conns ...*conn) {
+	for _, c := range conns {
+		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		_, err := c.r.ReadByte()
+		g.Expect(err).To(HaveOccurred(), "the connection is closed")
+		g.Expect(err).NotTo(MatchError(ContainSubstring("timeout")))
+	}
+}
+
 func newBalancer(t *testing.T, backends ...harness.Backend) *harness.Balancer {
 	before := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, before) })
@@ -139,12 +149,7 @@ func TestBalancerCutsEveryConnection(t *testing.T) {
 	g.Expect(c1.line(5 * time.Second)).To(Equal("a"))
 	g.Expect(c2.line(5 * time.Second)).To(Equal("a"))
 	g.Expect(b.Cut()).To(Equal(2))
-	for _, c := range []*conn{c1, c2} {
-		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
-		_, err := c.r.ReadByte()
-		g.Expect(err).To(HaveOccurred(), "the connection is closed")
-		g.Expect(err).NotTo(MatchError(ContainSubstring("timeout")))
-	}
+	expectClosed(g, c1, c2)
 	g.Expect(dial(t, b).line(5*time.Second)).To(Equal("a"), "new connections go through")
 }
 
@@ -176,12 +181,7 @@ func TestBalancerCloseEndsEverything(t *testing.T) {
 	g.Expect(b.Close()).To(Succeed())
 	g.Expect(b.Close()).To(Succeed())
 	g.Expect(b.Open()).To(BeZero())
-	for _, c := range []*conn{c, held} {
-		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
-		_, err := c.r.ReadByte()
-		g.Expect(err).To(HaveOccurred())
-		g.Expect(err).NotTo(MatchError(ContainSubstring("timeout")))
-	}
+	expectClosed(g, c, held)
 	_, err := net.DialTimeout("tcp", b.Addr(), time.Second)
 	g.Expect(err).To(HaveOccurred(), "it no longer accepts")
 }
