@@ -44,7 +44,8 @@ type Step struct {
 	At time.Duration
 	// Kind is the fault.
 	Kind Kind
-	// Server is the index of the apiserver a Restart, Kill or Drain hits.
+	// Server is the index of the apiserver a Restart, Kill, Drain or Lag hits
+	// (a Lag, the lagging one).
 	Server int
 	// Hold is how long a Lag or Drain lasts.
 	Hold time.Duration
@@ -63,13 +64,10 @@ func (s Step) String() string {
 // target names what a step hits. Faults on one target take turns; faults on
 // others overlap.
 func target(st Step) string {
-	switch st.Kind {
-	case Restart, Kill, Drain:
-		return ServerName(st.Server)
-	case Lag:
-		return "etcd link"
+	if st.Kind == Cut {
+		return "every connection"
 	}
-	return "every connection"
+	return ServerName(st.Server)
 }
 
 // Schedule is a seeded sequence of faults: the same seed, servers and
@@ -103,6 +101,10 @@ func NewSchedule(seed uint64, servers int, duration time.Duration) Schedule {
 				st.Server = rng.IntN(servers)
 				st.Hold = 2*time.Second + time.Duration(rng.Int64N(int64(6*time.Second)))
 			case Lag:
+				// The lagging apiserver is the last; it takes turns with its
+				// restarts: one started while cut off from etcd was seen not
+				// to become ready within a minute of etcd coming back.
+				st.Server = servers - 1
 				st.Hold = 2*time.Second + time.Duration(rng.Int64N(int64(6*time.Second)))
 			}
 			s.Steps = append(s.Steps, st)
