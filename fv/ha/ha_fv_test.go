@@ -160,7 +160,12 @@ func startSyncer(c *ha.Cluster) syncerRun {
 	s, err := syncer.New(c.Config(true), types, r.consumer, syncer.WithLogger(log), syncer.WithObserver(r.lists))
 	Expect(err).NotTo(HaveOccurred())
 	s.Start(context.Background())
-	DeferCleanup(func() { s.Stop(); s.Wait() })
+	// Bounded, so that a syncer that does not stop fails the spec rather
+	// than hanging the suite.
+	DeferCleanup(func() {
+		s.Stop()
+		Eventually(s.Done()).WithTimeout(time.Minute).Should(BeClosed(), "the syncer stopped")
+	})
 	Eventually(r.consumer.Status).Should(Equal(int(syncer.InSync)))
 	return r
 }
