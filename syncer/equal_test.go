@@ -21,11 +21,13 @@ import (
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/snapshot"
 	"github.com/kubesync/kubesync/syncer"
+	"github.com/kubesync/kubesync/syncertest"
 )
 
 var _ = Describe("Store.Get against an informer", func() {
 	It("holds, for every bundled type, the value the informer holds (managed fields stripped)", func(ctx SpecContext) {
-		srv := newServer()
+		api := syncertest.NewAPIWith(resources.All(), syncertest.SharingRevisions(&syncertest.Revisions{}))
+		srv := syncertest.NewServer(api)
 		DeferCleanup(srv.Close)
 		for _, t := range resources.All() {
 			u := samples.Object(t, "ns", "sample")
@@ -40,9 +42,9 @@ var _ = Describe("Store.Get against an informer", func() {
 				Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, typed)).To(Succeed())
 				obj = typed
 			}
-			srv.add(t, obj)
+			api.Put(t, obj)
 		}
-		clients := srv.clients()
+		clients := clientsOf(srv)
 
 		log := logrus.New()
 		log.SetOutput(io.Discard)

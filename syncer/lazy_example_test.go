@@ -7,7 +7,6 @@ import (
 
 	"github.com/sirupsen/logrus"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/rest"
 
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/snapshot"
@@ -41,13 +40,13 @@ func (r lazyReader) OnUpdates(ups []syncer.Update) {
 // and decodes on Get. Here the cluster is a small protobuf apiserver that serves
 // two ConfigMaps.
 func ExampleWithLazyValues() {
-	srv := newPBServer(2)
+	_, srv := newConfigMapServer(2)
 	defer srv.Close()
 	quiet := logrus.New()
 	quiet.SetOutput(io.Discard)
 
 	store, handed := snapshot.NewStore(), 0
-	s, err := syncer.New(&rest.Config{Host: srv.URL}, []resources.Type{resources.ConfigMaps}, lazyReader{store, &handed},
+	s, err := syncer.New(srv.Config(), []resources.Type{resources.ConfigMaps}, lazyReader{store, &handed},
 		syncer.WithLazyValues(), syncer.WithLogger(quiet))
 	if err != nil {
 		panic(err)

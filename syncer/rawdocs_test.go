@@ -1,10 +1,7 @@
 package syncer_test
 
 import (
-	"bytes"
 	"context"
-	"io"
-	"maps"
 	"path/filepath"
 	"strconv"
 
@@ -14,90 +11,54 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer/cbor"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesync/kubesync/internal/wire"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
+	"github.com/kubesync/kubesync/syncertest"
 )
+
+// networkSet is the i-th NetworkSet the document specs serve, in namespace
+// "ns", with nets.
+func networkSet(i int, nets ...any) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "crd.projectcalico.org/v1", "kind": "NetworkSet",
+		"spec": map[string]any{"nets": nets}}}
+	u.SetName("set" + strconv.Itoa(i))
+	u.SetNamespace("ns")
+	u.SetUID(types.UID("u" + strconv.Itoa(i)))
+	return u
+}
 
 // newDocServer serves n NetworkSets in namespace "ns": as CBOR to a client that
 // asks for it if asCBOR, else as JSON.
-func newDocServer(n int, asCBOR bool) *pbServer {
-	s := newServer()
-	s.cbor = asCBOR
+func newDocServer(n int, asCBOR bool) (*syncertest.API, *syncertest.Server) {
+	api := syncertest.NewAPIWith([]resources.Type{resources.NetworkSets}, syncertest.SharingRevisions(&syncertest.Revisions{}))
 	for i := range n {
-		u := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": "crd.projectcalico.org/v1", "kind": "NetworkSet",
-			"spec": map[string]any{"nets": []any{"10.0.0." + strconv.Itoa(i%256) + "/32"}}}}
-		u.SetName("set" + strconv.Itoa(i))
-		u.SetNamespace("ns")
-		u.SetUID(types.UID("u" + strconv.Itoa(i)))
-		s.add(resources.NetworkSets, u)
+		api.Put(resources.NetworkSets, networkSet(i, "10.0.0."+strconv.Itoa(i%256)+"/32"))
 	}
-	return s
+	var opts []syncertest.ServerOption
+	if asCBOR {
+		opts = append(opts, syncertest.ServingCBOR())
+	}
+	return api, syncertest.NewServer(api, opts...)
 }
 
-// changeDocs gives the first n NetworkSets a new revision and spec.
-func (s *pbServer) changeDocs(n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, o := range s.objs[collectionPath(resources.NetworkSets)][:n] {
-		u := o.(*unstructured.Unstructured)
-		s.rev++
-		u.SetResourceVersion(strconv.Itoa(s.rev))
-		_ = unstructured.SetNestedStringSlice(u.Object, []string{"10.9.9.9/32"}, "spec", "nets")
+// changeDocs gives the first n NetworkSets a new revision and spec, with no watch
+// event: only a list sees it.
+func changeDocs(api *syncertest.API, n int) {
+	for i := range n {
+		api.PutSilently(resources.NetworkSets, networkSet(i, "10.9.9.9/32"))
 	}
 }
-
-// contentTypes returns how many responses the server sent per content type.
-func (s *pbServer) contentTypes() map[string]int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return maps.Clone(s.served)
-}
-
-// cborEncoder writes custom objects as kube-apiserver does with its
-// CBORServingAndStorage gate on: apimachinery's CBOR serializer, watch events as
-// a CBOR sequence.
-type cborEncoder struct{}
-
-func encodeCBOR(content map[string]any) []byte {
-	var b bytes.Buffer
-	if err := cbor.NewSerializer(nil, nil).Encode(&unstructured.Unstructured{Object: content}, &b); err != nil {
-		panic(err)
-	}
-	return b.Bytes()
-}
-
-func (cborEncoder) object(obj runtime.Object) []byte {
-	return encodeCBOR(obj.(runtime.Unstructured).UnstructuredContent())
-}
-
-func (cborEncoder) list(rv, cont string, items []runtime.Object) []byte {
-	raw := make([]any, len(items))
-	for i, it := range items {
-		raw[i] = it.(runtime.Unstructured).UnstructuredContent()
-	}
-	return encodeCBOR(map[string]any{"apiVersion": "crd.projectcalico.org/v1", "kind": "NetworkSetList",
-		"metadata": map[string]any{"resourceVersion": rv, "continue": cont}, "items": raw})
-}
-
-func (cborEncoder) frames(w io.Writer) func(string, runtime.Object) {
-	return func(typ string, obj runtime.Object) {
-		_, _ = w.Write(encodeCBOR(map[string]any{"type": typ, "object": obj.(runtime.Unstructured).UnstructuredContent()}))
-	}
-}
-
-func (cborEncoder) contentType() string { return "application/cbor" }
 
 var _ = Describe("the raw document path of a custom type", func() {
 	const objects = 200 // 1% is 2
 
 	var (
-		srv  *pbServer
+		api  *syncertest.API
+		srv  *syncertest.Server
 		rec  *recorder
 		s    *syncer.Syncer
 		stop context.CancelFunc
@@ -131,11 +92,11 @@ var _ = Describe("the raw document path of a custom type", func() {
 					name = "with lazy values decodes nothing at sync and exactly what the consumer reads"
 				}
 				It(name+", served as "+served+", "+strategy.String(), func() {
-					srv = newDocServer(objects, asCBOR)
+					api, srv = newDocServer(objects, asCBOR)
 					rec = newRecorder()
 					log := logrus.New()
 					log.SetOutput(GinkgoWriter)
-					clients := srv.clients()
+					clients := clientsOf(srv)
 					opts := []syncer.Option{syncer.WithLogger(log), syncer.WithInitialList(strategy),
 						syncer.WithPageSize(50), syncer.WithBackoff(testBackoff),
 						syncer.WithListerWatcher(func(t resources.Type) (cache.ListerWatcherWithContext, error) {
@@ -164,7 +125,7 @@ var _ = Describe("the raw document path of a custom type", func() {
 					read := map[bool]int{false: 0, true: 1}[lazy] // what the consumer decoded
 					Expect(syncer.Decodes(s)).To(BeEquivalentTo(atSync + read))
 
-					srv.changeDocs(objects / 100)
+					changeDocs(api, objects/100)
 					mark := rec.mark()
 					Expect(s.Relist(context.Background(), resources.NetworkSets.Name)).To(Succeed())
 					Eventually(func() []string { return rec.updatesSince(mark) }).Should(ConsistOf(
@@ -182,7 +143,7 @@ var _ = Describe("the raw document path of a custom type", func() {
 						Expect(read).To(Equal(1 + objects/100))
 						Expect(syncer.Decodes(s)).To(BeEquivalentTo(read), "exactly what the consumer read")
 					}
-					for ct := range srv.contentTypes() {
+					for ct := range srv.ContentTypes() {
 						Expect(ct).To(HavePrefix(served), "every answer was %s", served)
 					}
 				})
@@ -191,8 +152,8 @@ var _ = Describe("the raw document path of a custom type", func() {
 	}
 
 	It("with lazy values and a checkpoint decodes each changed object once, for its record, and resumes from it", func() {
-		srv = newDocServer(objects, false)
-		clients := srv.clients()
+		api, srv = newDocServer(objects, false)
+		clients := clientsOf(srv)
 		path := filepath.Join(GinkgoT().TempDir(), "ckpt")
 		log := logrus.New()
 		log.SetOutput(GinkgoWriter)
