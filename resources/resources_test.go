@@ -35,6 +35,25 @@ var _ = Describe("Type", func() {
 		Expect(resources.Custom(gvr, "Thing", false).Validate()).To(MatchError(ContainSubstring("incomplete")))
 	})
 
+	It("rejects selectors that do not parse, naming the type", func() {
+		Expect(resources.Pods.WithSelectors("app in (", "").Validate()).To(MatchError(SatisfyAll(
+			ContainSubstring(`"pods"`), ContainSubstring("label selector"), ContainSubstring(`"app in ("`))))
+		Expect(resources.Pods.WithSelectors("app in (", "spec.nodeName==").Validate()).To(MatchError(SatisfyAll(
+			ContainSubstring(`"pods"`), ContainSubstring("label selector"))))
+		Expect(resources.Pods.WithSelectors("", "spec.nodeName").Validate()).To(MatchError(SatisfyAll(
+			ContainSubstring(`"pods"`), ContainSubstring("field selector"), ContainSubstring(`"spec.nodeName"`))))
+		Expect(resources.Pods.WithSelectors("app in (a,b)", "spec.nodeName=n1").Validate()).To(Succeed())
+	})
+
+	It("renames a copy with WithName and keeps its kind", func() {
+		mine := resources.Pods.WithName("pods-on-node").WithSelectors("", "spec.nodeName=n1")
+		Expect(mine.Name).To(Equal("pods-on-node"))
+		Expect(mine.Kind).To(Equal(resources.Pods.Kind))
+		Expect(mine.KeyFor("ns", "p")).To(Equal(resources.Pods.KeyFor("ns", "p")))
+		Expect(resources.Pods.Name).To(Equal("pods"), "the original is unchanged")
+		Expect(mine.Validate()).To(Succeed())
+	})
+
 	It("converts an object to one KVPair that keeps it, with managed fields stripped", func() {
 		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
 			Namespace: "ns", Name: "p", ResourceVersion: "7", UID: "u",

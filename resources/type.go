@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -12,6 +14,12 @@ import (
 // ConvertFunc turns one API object into zero or more KVPairs. It must not keep a
 // reference to obj beyond what it returns, and it must not modify obj unless it
 // returns it as a value.
+//
+// The syncer fills in two fields of a returned KVPair that the conversion leaves
+// empty: Revision, with obj's resourceVersion, and UID, with obj's UID. It fills
+// in nothing else: Key and Value are the conversion's, and a KVPair whose Key
+// has no Kind is the conversion's to name. A conversion that returns no KVPair
+// drops obj; the syncer still tracks obj, so that its deletion is known.
 type ConvertFunc func(obj runtime.Object) ([]KVPair, error)
 
 // Type describes one watched resource type. The zero value is not usable: build one
@@ -72,13 +80,25 @@ func (t Type) WithSelectors(label, field string) Type {
 	return t
 }
 
+// WithName returns a copy of t named name, so that two types of one resource can
+// be watched side by side, each with its own selectors, namespace or
+// conversion: a syncer refuses two types of one name. The name is what Relist,
+// TypeOf, TypeStatus, the failure callbacks, the checkpoint and the metrics'
+// "type" label know the type by; Kind, and so the Key.Kind of the default
+// conversion, stays the resource's. So a consumer of both types gets keys of one
+// kind from each, and an object that both select arrives from both: it is
+// Deleted when either stops selecting it. Give them disjoint selectors, or a
+// conversion each that puts a kind of its own in the key, when that matters.
+func (t Type) WithName(name string) Type { t.Name = name; return t }
+
 // InNamespace returns a copy of t restricted to one namespace.
 func (t Type) InNamespace(ns string) Type { t.Namespace = ns; return t }
 
 // String returns the type's name.
 func (t Type) String() string { return t.Name }
 
-// Validate reports a type that cannot be watched.
+// Validate reports a type that cannot be watched, including one whose label or
+// field selector does not parse.
 func (t Type) Validate() error {
 	switch {
 	case t.Name == "":
@@ -89,6 +109,18 @@ func (t Type) Validate() error {
 		return fmt.Errorf("resource type %q is cluster-scoped but restricted to namespace %q", t.Name, t.Namespace)
 	case t.KeysOnly && t.convert != nil:
 		return fmt.Errorf("resource type %q is keys-only and has a conversion: choose one", t.Name)
+	}
+	return t.validateSelectors()
+}
+
+// validateSelectors parses the selectors as the apiserver will, so that a
+// malformed one fails at construction rather than as a 400 on every list.
+func (t Type) validateSelectors() error {
+	if _, err := labels.Parse(t.LabelSelector); err != nil {
+		return fmt.Errorf("resource type %q has an invalid label selector %q: %w", t.Name, t.LabelSelector, err)
+	}
+	if _, err := fields.ParseSelector(t.FieldSelector); err != nil {
+		return fmt.Errorf("resource type %q has an invalid field selector %q: %w", t.Name, t.FieldSelector, err)
 	}
 	return nil
 }

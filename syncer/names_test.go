@@ -5,10 +5,13 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
+	"github.com/kubesync/kubesync/syncertest"
 )
 
 var _ = Describe("One name per type", func() {
@@ -55,5 +58,31 @@ var _ = Describe("One name per type", func() {
 		_, ok = e.s.TypeOf("Thing")
 		Expect(ok).To(BeFalse())
 		Expect(e.s.Relist(context.Background(), "Thing")).To(MatchError(ContainSubstring("several types")))
+	})
+
+	It("watches two types of one resource under the names WithName gives, with the resource's kind", func(ctx SpecContext) {
+		ofA := resources.Pods.WithName("pods-of-a").WithSelectors("app=a", "")
+		ofB := resources.Pods.WithName("pods-of-b").WithSelectors("app=b", "")
+		api := syncertest.NewAPI(ofA, ofB)
+		pod := func(name, app string) *corev1.Pod {
+			return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Labels: map[string]string{"app": app}}}
+		}
+		api.Put(ofA, pod("a", "a"))
+		api.Put(ofB, pod("b", "b"))
+		rec := newRecorder()
+		s, err := syncer.New(nil, []resources.Type{ofA, ofB}, rec, api.Option())
+		Expect(err).NotTo(HaveOccurred(), "two names, one resource")
+		sctx, cancel := context.WithCancel(ctx)
+		DeferCleanup(func() { cancel(); s.Stop(); s.Wait() })
+		s.Start(sctx)
+		Eventually(rec.last).Should(Equal(syncer.InSync))
+		Expect(rec.updates()).To(ConsistOf("New Pod/ns/a", "New Pod/ns/b"), "one Key.Kind from both")
+		counts := map[string]int{}
+		for _, st := range s.TypeStatus() {
+			counts[st.Name] = st.Objects
+		}
+		Expect(counts).To(Equal(map[string]int{"pods-of-a": 1, "pods-of-b": 1}))
+		_, err = syncer.New(nil, []resources.Type{ofA, ofA.WithSelectors("app=c", "")}, rec, api.Option())
+		Expect(err).To(MatchError(ContainSubstring(`"pods-of-a" is listed twice`)))
 	})
 })
