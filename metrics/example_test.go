@@ -38,7 +38,7 @@ func ExampleNew() {
 	// # HELP kubesync_lists_total Lists started per resource type; reason "initial" is the first list, any other reason a relist.
 	// # TYPE kubesync_lists_total counter
 	// kubesync_lists_total{reason="initial",type="pods"} 1
-	// # HELP kubesync_objects Objects that a resource type holds now.
+	// # HELP kubesync_objects Keys that a resource type holds now, as delivered; an object its conversion dropped counts for none.
 	// # TYPE kubesync_objects gauge
 	// kubesync_objects{type="pods"} 3
 }

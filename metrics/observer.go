@@ -76,7 +76,7 @@ func New(reg prometheus.Registerer, opts ...Option) (*Observer, error) {
 	}
 	o := &Observer{
 		now:     c.now,
-		objects: gauge("objects", "Objects that a resource type holds now.", "type"),
+		objects: gauge("objects", "Keys that a resource type holds now, as delivered; an object its conversion dropped counts for none.", "type"),
 		lists: counter("lists_total",
 			`Lists started per resource type; reason "initial" is the first list, any other reason a relist.`,
 			"type", "reason"),
@@ -151,7 +151,7 @@ func (o *Observer) EventReceived(typeName string) {
 	o.of(typeName).lastEvent.Set(float64(now.UnixNano()) / 1e9)
 }
 
-// Objects sets the number of objects typeName holds.
+// Objects sets the number of keys typeName holds (see syncer.Observer).
 func (o *Observer) Objects(typeName string, n int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()

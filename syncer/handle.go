@@ -56,11 +56,11 @@ func (s *Syncer) handle(ctx context.Context, ev event) {
 	s.observe(ts)
 }
 
-// observe tells the observer the type's object count and status when they changed:
+// observe tells the observer the type's key count and status when they changed:
 // handle runs for every event, and an observer may take a lock per call.
 func (s *Syncer) observe(ts *typeState) {
 	o := &ts.observed
-	if n := ts.ledger.len(); !o.told || n != o.objects {
+	if n := ts.ledger.keyCount(); !o.told || n != o.objects {
 		s.cfg.observer.Objects(ts.t.Name, n)
 		o.objects = n
 	}

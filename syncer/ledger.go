@@ -34,6 +34,9 @@ type ledger struct {
 	oddRevs map[string]string
 	oddUIDs map[string]types.UID
 	oddKeys map[string][]resources.Key
+	// oddKeyCount is how many keys the key sets of oddKeys hold together, so
+	// that keyCount needs no walk.
+	oddKeyCount int
 }
 
 // forgotten is an object the ledger no longer holds, for a Deleted: its id, the
@@ -79,6 +82,11 @@ func objectID(namespace, name string) string {
 }
 
 func (l *ledger) len() int { return l.entries.n }
+
+// keyCount is the number of keys the ledger holds: one per object of the default
+// conversion, and what its conversion produced for any other, none for an
+// object the conversion dropped. These are the keys the consumer holds.
+func (l *ledger) keyCount() int { return l.entries.n - len(l.oddKeys) + l.oddKeyCount }
 
 // empty reports whether the ledger holds nothing; any goroutine may ask.
 func (l *ledger) empty() bool {
@@ -176,11 +184,13 @@ func (l *ledger) put(id, rev string, uid types.UID, keys []resources.Key, epoch 
 	if !found {
 		ns, name = "", id
 	}
+	l.oddKeyCount -= len(l.oddKeys[id])
 	if len(keys) == 1 && keys[0] == l.t.KeyFor(ns, name) {
 		delete(l.oddKeys, id)
 	} else {
 		e |= oddKeys
 		l.oddKeys[id] = slices.Clone(keys)
+		l.oddKeyCount += len(keys)
 	}
 	r := l.entries.insert(id)
 	r.e = e
@@ -222,6 +232,7 @@ func (l *ledger) remove(id string) forgotten {
 	l.entries.delete(id)
 	delete(l.oddRevs, id)
 	delete(l.oddUIDs, id)
+	l.oddKeyCount -= len(l.oddKeys[id])
 	delete(l.oddKeys, id)
 	return f
 }

@@ -60,6 +60,9 @@ var _ = Describe("One name per type", func() {
 		Expect(e.s.Relist(context.Background(), "Thing")).To(MatchError(ContainSubstring("several types")))
 	})
 
+})
+
+var _ = Describe("Two types of one resource", func() {
 	It("watches two types of one resource under the names WithName gives, with the resource's kind", func(ctx SpecContext) {
 		ofA := resources.Pods.WithName("pods-of-a").WithSelectors("app=a", "")
 		ofB := resources.Pods.WithName("pods-of-b").WithSelectors("app=b", "")

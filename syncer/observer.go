@@ -13,7 +13,10 @@ type Observer interface {
 	WatchRestarted(typeName string)
 	// EventReceived reports an event from the apiserver (an object or a bookmark).
 	EventReceived(typeName string)
-	// Objects reports the number of objects the type holds now.
+	// Objects reports the number of keys the type holds now: the keys its
+	// conversion produced for the objects it tracks, as delivered to the
+	// callbacks. An object the conversion dropped counts for none, and one it
+	// made two KVPairs of for two.
 	Objects(typeName string, n int)
 	// TypeStatus reports the type's own status. It changes during a relist of the
 	// type even after the aggregate status has reached InSync.

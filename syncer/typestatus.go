@@ -19,7 +19,8 @@ type TypeStatus struct {
 	// began it; Err is nil with NoFailure.
 	Failure Failure
 	Err     error
-	// Objects is the number of objects the syncer holds of the type.
+	// Objects is the number of API objects the syncer tracks of the type,
+	// counting those its conversion dropped (Observer.Objects counts keys).
 	Objects int
 }
 
