@@ -13,16 +13,16 @@ func calico(resource, kind string, namespaced bool) Type {
 
 // The bundled custom types, served by the CRDs of package crds.
 var (
-	GlobalNetworkPolicies = calico("globalnetworkpolicies", "GlobalNetworkPolicy", false)
-	CalicoNetworkPolicies = calico("networkpolicies", "NetworkPolicy", true)
-	GlobalNetworkSets     = calico("globalnetworksets", "GlobalNetworkSet", false)
-	NetworkSets           = calico("networksets", "NetworkSet", true)
-	HostEndpoints         = calico("hostendpoints", "HostEndpoint", false)
-	IPPools               = calico("ippools", "IPPool", false)
-	FelixConfigurations   = calico("felixconfigurations", "FelixConfiguration", false)
-	BGPConfigurations     = calico("bgpconfigurations", "BGPConfiguration", false)
-	BGPPeers              = calico("bgppeers", "BGPPeer", false)
-	ClusterInformations   = calico("clusterinformations", "ClusterInformation", false)
+	GlobalNetworkPolicies Type
+	CalicoNetworkPolicies Type
+	GlobalNetworkSets     Type
+	NetworkSets           Type
+	HostEndpoints         Type
+	IPPools               Type
+	FelixConfigurations   Type
+	BGPConfigurations     Type
+	BGPPeers              Type
+	ClusterInformations   Type
 )
 
 // Calico returns the bundled custom types, in a stable order.
@@ -33,3 +33,18 @@ func Calico() []Type {
 
 // All returns every bundled type: the built-in ones, then the custom ones.
 func All() []Type { return append(Builtin(), Calico()...) }
+
+// init gives the bundled custom types their values here rather than in their
+// declarations, so that go doc shows the variables and not the helper calls.
+func init() {
+	GlobalNetworkPolicies = calico("globalnetworkpolicies", "GlobalNetworkPolicy", false)
+	CalicoNetworkPolicies = calico("networkpolicies", "NetworkPolicy", true)
+	GlobalNetworkSets = calico("globalnetworksets", "GlobalNetworkSet", false)
+	NetworkSets = calico("networksets", "NetworkSet", true)
+	HostEndpoints = calico("hostendpoints", "HostEndpoint", false)
+	IPPools = calico("ippools", "IPPool", false)
+	FelixConfigurations = calico("felixconfigurations", "FelixConfiguration", false)
+	BGPConfigurations = calico("bgpconfigurations", "BGPConfiguration", false)
+	BGPPeers = calico("bgppeers", "BGPPeer", false)
+	ClusterInformations = calico("clusterinformations", "ClusterInformation", false)
+}
