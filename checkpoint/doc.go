@@ -2,6 +2,12 @@
 // can hand its consumer the same snapshot at once and resume each watch from where
 // it stopped, instead of listing the whole cluster again.
 //
+// Store implements syncer.Checkpoint: New checks the path and makes one, which
+// syncer.WithCheckpoint takes, and the syncer opens it at Start. Open does both
+// at once, for a program that keeps a checkpoint without a syncer. The syncer
+// imports nothing of this package: only a program that keeps a checkpoint links
+// bbolt.
+//
 // A checkpoint is one go.etcd.io/bbolt file. It holds a header (format version,
 // apiserver address, cluster identity such as the kube-system namespace's UID, and
 // every type with its scope and selectors) and, per type, the last revision reached
@@ -14,7 +20,7 @@
 //
 // # Consistency
 //
-// Record, Delete and Revision are called by the syncer's loop in the order in which
+// Record, Delete, Clear and Revision are called by the syncer's loop in the order in which
 // its ledger changes. They only note the change in memory (a map per type, the
 // newest change per object); a background goroutine writes what changed, at most
 // once per interval (WithInterval) and at Close, in one bbolt transaction. A
@@ -29,12 +35,13 @@
 //
 // # What is refused, and what is ignored
 //
-// The file holds cluster data, possibly Secrets. Open creates it with mode 0600
-// and refuses, with one line, a path that is a symlink, a file or directory that is
-// group- or world-writable, or one owned by another user. A file that bbolt cannot
-// open, that fails bbolt's consistency check, or whose records fail their
-// checksums or do not decode is reported once, moved aside to PATH.corrupt, and
-// replaced by an empty checkpoint: the agent starts cold, never with half a state.
-// A checkpoint whose header differs from the caller's (another format, cluster,
-// type set or selector) is discarded the same way, with one log line.
+// The file holds cluster data, possibly Secrets. New (and Open again) refuses,
+// with one line wrapping ErrRefused, a path that is a symlink, a file or
+// directory that is group- or world-writable, or one owned by another user; Open
+// creates the file with mode 0600. A file that bbolt cannot open, that fails
+// bbolt's consistency check, or whose records fail their checksums or do not
+// decode is reported once, moved aside to PATH.corrupt, and replaced by an empty
+// checkpoint: the agent starts cold, never with half a state. A checkpoint whose
+// header differs from the caller's (another format, cluster, type set or
+// selector) is discarded the same way, with one log line.
 package checkpoint

@@ -1,6 +1,7 @@
 package checkpoint_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/kubesync/kubesync/checkpoint"
 	"github.com/kubesync/kubesync/resources"
+	"github.com/kubesync/kubesync/syncer"
 )
 
 // A first run finds no checkpoint, notes what its syncer reports and closes; the
@@ -19,7 +21,7 @@ func Example() {
 	dir, _ := os.MkdirTemp("", "kubesync")
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "state", "agent.db")
-	id := checkpoint.Identity{Server: "https://10.0.0.1:6443", Cluster: "0c5b3c1e"}
+	id := syncer.ClusterIdentity{Server: "https://10.0.0.1:6443", Cluster: "0c5b3c1e"}
 	types := []resources.Type{resources.Pods}
 	log := logrus.New()
 	log.SetOutput(os.Stderr)
@@ -47,4 +49,22 @@ func Example() {
 	// first run resumes: false
 	// watch pods from 42
 	// default/web 41 web
+}
+
+// New refuses, with one line, a path that another user could redirect or write;
+// a Store it makes goes to syncer.WithCheckpoint, which opens it at Start.
+func ExampleNew() {
+	dir, _ := os.MkdirTemp("", "kubesync")
+	defer os.RemoveAll(dir)
+	_ = os.Symlink(filepath.Join(dir, "elsewhere"), filepath.Join(dir, "agent.db"))
+
+	_, err := checkpoint.New(filepath.Join(dir, "agent.db"))
+	fmt.Println(errors.Is(err, checkpoint.ErrRefused))
+
+	cp, err := checkpoint.New(filepath.Join(dir, "state", "agent.db"))
+	fmt.Println(err)
+	_ = syncer.WithCheckpoint(cp) // an option of syncer.New
+	// Output:
+	// true
+	// <nil>
 }

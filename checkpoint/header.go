@@ -3,26 +3,28 @@ package checkpoint
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/kubesync/kubesync/resources"
+	"github.com/kubesync/kubesync/syncer"
 )
 
 // FormatVersion is the version of the file layout. A checkpoint written with
 // another version is discarded.
 const FormatVersion = 1
 
-// Identity names the cluster a checkpoint was taken from.
-type Identity struct {
-	// Server is the apiserver's address (rest.Config.Host).
-	Server string `json:"server"`
-	// Cluster is the cluster's own identity, such as the UID of the kube-system
-	// namespace (see ClusterUID). Empty means unknown: then only Server is compared,
-	// and the caller confirms the cluster later with Store.Confirm.
+// identity is a syncer.ClusterIdentity as the header records it.
+type identity struct {
+	Server  string `json:"server"`
 	Cluster string `json:"cluster,omitempty"`
 }
 
 // TypeInfo is what a checkpoint records of one type: everything that changes the
-// set of objects it lists.
+// set of objects it lists or what a persisted object is. KeysOnly changes the
+// latter: a keys-only type persists each object's metadata alone, which a type
+// that wants full values must not take for its objects. A conversion does not:
+// the file holds source objects, and a warm start runs the type's conversion on
+// them again.
 type TypeInfo struct {
 	Name          string `json:"name"`
 	Group         string `json:"group"`
@@ -44,24 +46,16 @@ func typeInfo(t resources.Type) TypeInfo {
 // header is the first record of a checkpoint.
 type header struct {
 	Format   int        `json:"format"`
-	Identity Identity   `json:"identity"`
+	Identity identity   `json:"identity"`
 	Types    []TypeInfo `json:"types"`
 }
 
-func newHeader(id Identity, types []resources.Type) header {
-	h := header{Format: FormatVersion, Identity: id}
+func newHeader(id syncer.ClusterIdentity, types []resources.Type) header {
+	h := header{Format: FormatVersion, Identity: identity(id)}
 	for _, t := range types {
 		h.Types = append(h.Types, typeInfo(t))
 	}
-	slices.SortFunc(h.Types, func(a, b TypeInfo) int {
-		if a.Name < b.Name {
-			return -1
-		}
-		if a.Name > b.Name {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(h.Types, func(a, b TypeInfo) int { return strings.Compare(a.Name, b.Name) })
 	return h
 }
 

@@ -10,16 +10,17 @@ import (
 type Option func(*config)
 
 type config struct {
-	log      logrus.FieldLogger
+	log      logrus.FieldLogger // nil: the logger given to Store.Open
 	interval time.Duration
 	lockWait time.Duration
 }
 
 func defaults() config {
-	return config{log: logrus.StandardLogger(), interval: 2 * time.Second, lockWait: time.Second}
+	return config{interval: 2 * time.Second, lockWait: time.Second}
 }
 
-// WithLogger sets the logger (default: logrus's standard logger).
+// WithLogger sets the logger (default: the syncer's, which it passes to
+// Store.Open; logrus's standard logger for the package's Open).
 func WithLogger(log logrus.FieldLogger) Option { return func(c *config) { c.log = log } }
 
 // WithInterval sets the shortest time between two background writes (default 2s).

@@ -1,7 +1,6 @@
 package checkpoint_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,10 +19,11 @@ import (
 
 	"github.com/kubesync/kubesync/checkpoint"
 	"github.com/kubesync/kubesync/resources"
+	"github.com/kubesync/kubesync/syncer"
 )
 
 var (
-	here  = checkpoint.Identity{Server: "https://10.0.0.1:6443", Cluster: "uid-a"}
+	here  = syncer.ClusterIdentity{Server: "https://10.0.0.1:6443", Cluster: "uid-a"}
 	types = []resources.Type{resources.Pods, resources.NetworkSets}
 )
 
@@ -47,7 +47,7 @@ func netset(name, rev string) *unstructured.Unstructured {
 }
 
 // open opens path with a logger whose entries the spec can read.
-func open(path string, id checkpoint.Identity, ts []resources.Type, opts ...checkpoint.Option) (*checkpoint.Store, *checkpoint.Snapshot, *test.Hook) {
+func open(path string, id syncer.ClusterIdentity, ts []resources.Type, opts ...checkpoint.Option) (*checkpoint.Store, *syncer.Persisted, *test.Hook) {
 	log, hook := test.NewNullLogger()
 	log.SetLevel(logrus.DebugLevel)
 	s, snap, err := checkpoint.Open(path, id, ts, append([]checkpoint.Option{checkpoint.WithLogger(log)}, opts...)...)
@@ -167,15 +167,15 @@ var _ = Describe("Store", func() {
 	})
 
 	DescribeTable("starts cold, once logged, from a checkpoint with another header",
-		func(id checkpoint.Identity, ts []resources.Type, why string) {
+		func(id syncer.ClusterIdentity, ts []resources.Type, why string) {
 			written()
 			_, snap, hook := open(path, id, ts)
 			Expect(snap).To(BeNil())
 			Expect(warnings(hook)).To(ConsistOf("Checkpoint does not match; starting cold"))
 			Expect(hook.LastEntry().Data["reason"]).To(ContainSubstring(why))
 		},
-		Entry("another server", checkpoint.Identity{Server: "https://elsewhere", Cluster: "uid-a"}, types, "taken from https://"),
-		Entry("another cluster", checkpoint.Identity{Server: here.Server, Cluster: "uid-b"}, types, `cluster "uid-a"`),
+		Entry("another server", syncer.ClusterIdentity{Server: "https://elsewhere", Cluster: "uid-a"}, types, "taken from https://"),
+		Entry("another cluster", syncer.ClusterIdentity{Server: here.Server, Cluster: "uid-b"}, types, `cluster "uid-a"`),
 		Entry("other selectors", here, []resources.Type{resources.Pods.WithSelectors("app=x", ""), resources.NetworkSets}, "selectors"),
 		Entry("another namespace", here, []resources.Type{resources.Pods.InNamespace("x"), resources.NetworkSets}, "selectors"),
 		Entry("fewer types", here, []resources.Type{resources.Pods}, "types"),
@@ -192,13 +192,13 @@ var _ = Describe("Store", func() {
 
 	It("resumes while the cluster is unknown, and clears every revision when it turns out to be another", func() {
 		written()
-		s, snap, _ := open(path, checkpoint.Identity{Server: here.Server}, types)
+		s, snap, _ := open(path, syncer.ClusterIdentity{Server: here.Server}, types)
 		Expect(snap).NotTo(BeNil(), "same server, cluster unknown yet")
 		Expect(snap.Identity.Cluster).To(Equal("uid-a"))
 		Expect(s.Confirm("uid-a")).To(BeTrue())
 		Expect(s.Confirm("uid-b")).To(BeFalse())
 		Expect(s.Close()).To(Succeed())
-		_, snap, _ = open(path, checkpoint.Identity{Server: here.Server, Cluster: "uid-b"}, types)
+		_, snap, _ = open(path, syncer.ClusterIdentity{Server: here.Server, Cluster: "uid-b"}, types)
 		Expect(snap).NotTo(BeNil(), "the objects stay: they match what the caller's ledger holds")
 		Expect(snap.Types["pods"].Revision).To(BeEmpty(), "but every type lists again")
 		Expect(snap.Types["pods"].Objects).To(HaveLen(2))
@@ -251,6 +251,8 @@ var _ = Describe("Store", func() {
 			Expect(err.Error()).To(ContainSubstring(want))
 			Expect(err.Error()).NotTo(ContainSubstring("\n"))
 			Expect(checkpoint.CheckPath(p)).To(MatchError(checkpoint.ErrRefused))
+			_, err = checkpoint.New(p)
+			Expect(err).To(MatchError(checkpoint.ErrRefused), "refused as it is made, before a syncer opens it")
 		},
 		Entry("a symlink", func() string {
 			written()
@@ -294,14 +296,6 @@ var _ = Describe("Store", func() {
 		_, snap, _ := open(path, here, types)
 		Expect(snap.Types["pods"].Revision).To(BeEmpty())
 		Expect(snap.Types["pods"].Objects).To(HaveLen(1))
-	})
-})
-
-var _ = Describe("ClusterUID", func() {
-	It("is the kube-system namespace's UID", func() {
-		// The fake clientset serves it like an apiserver would.
-		cs := fakeClientset(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kube-system", UID: "abc"}})
-		Expect(checkpoint.ClusterUID(context.Background(), cs)).To(Equal("abc"))
 	})
 })
 

@@ -128,50 +128,14 @@ func (s *Store) write() error {
 		return nil
 	}
 	recs, kinds, unencodable := s.encode(batch)
+	missing, revs := s.fileAfter(batch, unencodable)
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		if hdrDirty {
-			if err := writeHeader(tx, hdr); err != nil {
-				return err
-			}
+		if err := writeHeader(tx, hdr, time.Now()); err != nil {
+			return err
 		}
 		all := tx.Bucket(bucketTypes)
 		for name, c := range batch {
-			b, err := all.CreateBucketIfNotExists([]byte(name))
-			if err != nil {
-				return err
-			}
-			if gvk, ok := kinds[name]; ok {
-				if err := b.Put(keyKind, formatKind(gvk)); err != nil {
-					return err
-				}
-			}
-			if c.cleared && b.Bucket(bucketObjects) != nil {
-				if err := b.DeleteBucket(bucketObjects); err != nil {
-					return err
-				}
-			}
-			objs, err := b.CreateBucketIfNotExists(bucketObjects)
-			if err != nil {
-				return err
-			}
-			for id, rec := range recs[name] {
-				if rec == nil {
-					err = objs.Delete([]byte(id))
-				} else {
-					err = objs.Put([]byte(id), rec)
-				}
-				if err != nil {
-					return err
-				}
-			}
-			switch {
-			case unencodable[name]:
-				// A missing object would be lost by a restart that watches on: list.
-				err = b.Put(keyRev, nil)
-			case c.hasRev:
-				err = b.Put(keyRev, []byte(c.rev))
-			}
-			if err != nil {
+			if err := writeType(all, name, c, recs[name], kinds, missing[name], revs[name]); err != nil {
 				return err
 			}
 		}
@@ -182,18 +146,85 @@ func (s *Store) write() error {
 		s.log.WithError(err).Warn("Writing the checkpoint failed; retrying at the next write")
 		return fmt.Errorf("checkpoint: writing %s: %w", s.path, err)
 	}
+	for name := range batch {
+		s.missing[name], s.revs[name] = missing[name], revs[name]
+	}
 	s.mu.Lock()
 	s.writes++
 	s.mu.Unlock()
 	return nil
 }
 
+// fileAfter is what the file will hold of each type of batch once it is written:
+// the ids whose newest record could not be encoded, and the newest revision
+// noted. While an id is missing the type's revision stays out of the file, in
+// every later write too, so a restart lists the type instead of watching on
+// without the object.
+func (s *Store) fileAfter(batch map[string]*changes, unencodable map[string]map[string]bool) (map[string]map[string]bool, map[string]string) {
+	missing := make(map[string]map[string]bool, len(batch))
+	revs := make(map[string]string, len(batch))
+	for name, c := range batch {
+		m := map[string]bool{}
+		for id := range c.objs {
+			if unencodable[name][id] {
+				m[id] = true
+			} else {
+				delete(m, id)
+			}
+		}
+		missing[name], revs[name] = m, s.revs[name]
+		if c.hasRev {
+			revs[name] = c.rev
+		}
+	}
+	return missing, revs
+}
+
+// writeType writes one type's changes: its kind, its records (nil deletes one)
+// and its revision, or none while an object is missing.
+func writeType(all *bolt.Bucket, name string, c *changes, recs map[string][]byte,
+	kinds map[string]schema.GroupVersionKind, missing map[string]bool, rev string) error {
+	b, err := all.CreateBucketIfNotExists([]byte(name))
+	if err != nil {
+		return err
+	}
+	if gvk, ok := kinds[name]; ok {
+		if err := b.Put(keyKind, formatKind(gvk)); err != nil {
+			return err
+		}
+	}
+	if c.cleared && b.Bucket(bucketObjects) != nil {
+		if err := b.DeleteBucket(bucketObjects); err != nil {
+			return err
+		}
+	}
+	objs, err := b.CreateBucketIfNotExists(bucketObjects)
+	if err != nil {
+		return err
+	}
+	for id, rec := range recs {
+		if rec == nil {
+			err = objs.Delete([]byte(id))
+		} else {
+			err = objs.Put([]byte(id), rec)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if len(missing) > 0 {
+		// A missing object would be lost by a restart that watches on: list.
+		return b.Put(keyRev, nil)
+	}
+	return b.Put(keyRev, []byte(rev))
+}
+
 // encode encodes every noted object; nil stands for a deletion. A type with an
 // object that cannot be encoded is reported in unencodable, logged once.
-func (s *Store) encode(batch map[string]*changes) (map[string]map[string][]byte, map[string]schema.GroupVersionKind, map[string]bool) {
+func (s *Store) encode(batch map[string]*changes) (map[string]map[string][]byte, map[string]schema.GroupVersionKind, map[string]map[string]bool) {
 	recs := make(map[string]map[string][]byte, len(batch))
 	kinds := map[string]schema.GroupVersionKind{}
-	unencodable := map[string]bool{}
+	unencodable := map[string]map[string]bool{}
 	for name, c := range batch {
 		m := make(map[string][]byte, len(c.objs))
 		recs[name] = m
@@ -205,7 +236,10 @@ func (s *Store) encode(batch map[string]*changes) (map[string]map[string][]byte,
 			rec, err := encodeRecord(ch.rev, ch.obj)
 			if err != nil {
 				m[id] = nil
-				unencodable[name] = true
+				if unencodable[name] == nil {
+					unencodable[name] = map[string]bool{}
+				}
+				unencodable[name][id] = true
 				s.mu.Lock()
 				warn := !s.warned[name]
 				s.warned[name] = true

@@ -12,6 +12,7 @@ import (
 	"github.com/sirupsen/logrus"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/kubesync/kubesync/checkpoint"
 	"github.com/kubesync/kubesync/crds"
 	"github.com/kubesync/kubesync/internal/controlplane"
 	"github.com/kubesync/kubesync/internal/samples"
@@ -123,12 +124,19 @@ func BenchmarkWarmStart(b *testing.B) {
 		}
 		report(b, snap, in)
 	})
+	file := func(b *testing.B) syncer.Option {
+		cp, err := checkpoint.New(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return syncer.WithCheckpoint(cp)
+	}
 	b.Run("warm", func(b *testing.B) {
 		_ = os.RemoveAll(filepath.Dir(path))
-		start(b, syncer.WithCheckpoint(path)) // writes the checkpoint, at Stop
+		start(b, file(b)) // writes the checkpoint, at Stop
 		var snap, in []time.Duration
 		for b.Loop() {
-			s, i := start(b, syncer.WithCheckpoint(path))
+			s, i := start(b, file(b))
 			snap, in = append(snap, s), append(in, i)
 		}
 		report(b, snap, in)

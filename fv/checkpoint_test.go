@@ -55,9 +55,16 @@ func messages(h *test.Hook, level logrus.Level) []string {
 }
 
 // withCheckpoint runs a syncer that keeps its checkpoint at path, logging to log.
-func withCheckpoint(cfg *rest.Config, types []resources.Type, path string, log *logrus.Logger) (*syncer.Syncer, *consistency.Mirror, *env.Observer) {
-	return env.Run(cfg, types, syncer.WithLogger(log),
-		syncer.WithCheckpoint(path, checkpoint.WithInterval(ckptInterval)))
+func withCheckpoint(cfg *rest.Config, types []resources.Type, path string, log *logrus.Logger, opts ...syncer.Option) (*syncer.Syncer, *consistency.Mirror, *env.Observer) {
+	return env.Run(cfg, types, append([]syncer.Option{syncer.WithLogger(log), fileCheckpoint(path)}, opts...)...)
+}
+
+// fileCheckpoint is the option of a checkpoint file at path, written often.
+func fileCheckpoint(path string) syncer.Option {
+	GinkgoHelper()
+	cp, err := checkpoint.New(path, checkpoint.WithInterval(ckptInterval))
+	Expect(err).NotTo(HaveOccurred())
+	return syncer.WithCheckpoint(cp)
 }
 
 // checked ends a spec: the mirror equals the server, and nothing it received
@@ -106,14 +113,13 @@ var _ = Describe("Checkpoint and warm start", Ordered, func() {
 	})
 
 	It("refuses, with one line, a checkpoint path that is a symlink or world-writable", func(ctx SpecContext) {
-		types := []resources.Type{resources.Namespaces}
 		dir := filepath.Join(GinkgoT().TempDir(), "state")
 		Expect(os.MkdirAll(dir, 0o700)).To(Succeed())
 		target := filepath.Join(dir, "real")
 		Expect(os.WriteFile(target, nil, 0o600)).To(Succeed())
 		link := filepath.Join(dir, "agent.checkpoint")
 		Expect(os.Symlink(target, link)).To(Succeed())
-		_, err := syncer.New(c.Config(), types, consistency.NewMirror(), syncer.WithCheckpoint(link))
+		_, err := checkpoint.New(link)
 		Expect(err).To(MatchError(checkpoint.ErrRefused))
 		Expect(err.Error()).To(ContainSubstring("it is a symlink"))
 		Expect(err.Error()).NotTo(ContainSubstring("\n"))
@@ -184,7 +190,7 @@ func coldFromOtherCluster(ctx SpecContext, c *cluster) {
 	c.Create(ctx, types[0], ns, env.Seq("obj", 20)...)
 	// The same address, but the kube-system namespace of another cluster.
 	path := statePath()
-	store, _, err := checkpoint.Open(path, checkpoint.Identity{Server: c.Config().Host, Cluster: "another-cluster"}, types)
+	store, _, err := checkpoint.Open(path, syncer.ClusterIdentity{Server: c.Config().Host, Cluster: "another-cluster"}, types)
 	Expect(err).NotTo(HaveOccurred())
 	ghost := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ghost", ResourceVersion: "3"}}
 	store.Record(types[0].Name, ns+"/ghost", "3", ghost)

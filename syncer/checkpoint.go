@@ -6,16 +6,102 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/kubesync/kubesync/checkpoint"
 	"github.com/kubesync/kubesync/resources"
 )
 
-// WithCheckpoint persists what the syncer reports to a checkpoint file at path
-// (package checkpoint; go.etcd.io/bbolt), and resumes from it at Start:
+// Checkpoint is where a syncer persists what its ledgers hold, so that a restart
+// can hand its consumer the same snapshot at once and watch on from where it
+// stopped (WithCheckpoint). Package checkpoint implements it with a bbolt file;
+// the syncer itself stores nothing.
+//
+// The syncer calls Open once, on its loop goroutine at Start, then Record, Delete,
+// Clear and Revision from that goroutine, in the order its ledgers change, and
+// Close once the loop and every watcher have stopped. Confirm may come from another
+// goroutine. The note methods run on the loop and must be cheap (note in memory,
+// write in the background), and a persisted revision must never be ahead of the
+// persisted objects: a restart that watches on from it would miss what came before.
+type Checkpoint interface {
+	// Open loads the checkpoint for types, taken from the cluster id, and returns
+	// what it held, or nil when there is nothing to resume from (no checkpoint, or
+	// one that is damaged or was taken with another identity, types or selectors):
+	// never half a state. id.Cluster may be empty (not known yet; see Confirm). log
+	// is the syncer's logger. An error means the syncer runs without a checkpoint.
+	Open(id ClusterIdentity, types []resources.Type, log logrus.FieldLogger) (*Persisted, error)
+	// Record notes that the object id (namespace/name, or name) of typeName is obj
+	// at rev. obj is shared with the consumer and must not be modified.
+	Record(typeName, id, rev string, obj runtime.Object)
+	// Delete notes that the object id of typeName is gone.
+	Delete(typeName, id string)
+	// Clear notes that typeName holds no object and must list after a restart.
+	Clear(typeName string)
+	// Revision notes that typeName reached rev with every change before it noted;
+	// "" means the type must list after a restart.
+	Revision(typeName, rev string)
+	// Confirm compares the cluster's identity, once read, with the one the
+	// checkpoint was taken with, and reports whether they are the same. If not, the
+	// checkpoint takes the new identity and forgets every type's revision.
+	Confirm(cluster string) bool
+	// Close writes what is pending and releases the checkpoint.
+	Close() error
+}
+
+// ClusterIdentity names the cluster a checkpoint belongs to.
+type ClusterIdentity struct {
+	// Server is the apiserver's address (rest.Config.Host).
+	Server string
+	// Cluster is the cluster's own identity: the UID of the kube-system namespace,
+	// which a cluster keeps for its whole life and another cluster does not share.
+	// Empty means not known yet.
+	Cluster string
+}
+
+// Persisted is what a Checkpoint held when it was opened.
+type Persisted struct {
+	// Identity is the identity the checkpoint was taken with; its Cluster is empty
+	// if it was never confirmed.
+	Identity ClusterIdentity
+	// Written is when the checkpoint was last written: the state is as of then.
+	// Zero if unknown.
+	Written time.Time
+	// Types holds every type of the checkpoint, by name.
+	Types map[string]*PersistedType
+}
+
+// PersistedType is one type's persisted state.
+type PersistedType struct {
+	// Revision is the last revision the type reached with every object below
+	// recorded, or "" if the type must list (it never completed a list, or an
+	// object of it could not be persisted).
+	Revision string
+	Objects  []PersistedObject
+}
+
+// PersistedObject is one persisted object.
+type PersistedObject struct {
+	// ID is namespace/name, or name for a cluster-scoped object.
+	ID       string
+	Revision string
+	// Object is the source object, which the type's conversion turns into values
+	// again.
+	Object runtime.Object
+}
+
+// Len is the number of objects of every type.
+func (p *Persisted) Len() int {
+	n := 0
+	for _, t := range p.Types {
+		n += len(t.Objects)
+	}
+	return n
+}
+
+// WithCheckpoint persists what the syncer reports to cp (checkpoint.New makes one
+// on a bbolt file), and resumes from it at Start:
 //
 //  1. The persisted objects go to the callbacks at once, converted again by each
 //     type's conversion, even while the apiserver is unreachable. The status is
@@ -27,15 +113,22 @@ import (
 //  4. A type whose revision expired (410) relists; the list is diffed against the
 //     persisted ledger, so only the difference is reported, in one batch.
 //
-// A type with no persisted revision, a checkpoint taken from another apiserver,
-// cluster (the kube-system namespace's UID), format, or with other types or
-// selectors, and a damaged file all mean a cold start, logged once. New refuses,
-// with one line, a path that is a symlink or group- or world-writable. Writes happen
-// in the background, at most every opts' interval (default 2s) while something
-// changed, and at Stop. The values handed to callbacks must not be modified: they
-// are encoded later. Default: no checkpoint.
-func WithCheckpoint(path string, opts ...checkpoint.Option) Option {
-	return func(c *config) { c.checkpointPath, c.checkpointOpts = path, opts }
+// The cluster's identity is the kube-system namespace's UID, which the syncer
+// reads itself at Start (with a one-second bound, in parallel with Open), with a
+// client made from New's rest.Config: the caller needs "get" on namespaces, name
+// kube-system. While it cannot be read the
+// apiserver's address decides, and the read is retried with backoff; if it then
+// differs, every type relists, diffed against what was delivered. If it is refused
+// (403 or 401), it is logged once and not asked again: the address alone decides.
+// Without a rest.Config (WithListerWatcher) the address is empty and the identity
+// unknown.
+//
+// A type with no persisted revision, a checkpoint taken from another apiserver or
+// cluster, or with other types or selectors, and a damaged file
+// all mean a cold start, logged once. Values handed to callbacks must not be
+// modified: the checkpoint encodes them later. Default: no checkpoint (nil).
+func WithCheckpoint(cp Checkpoint) Option {
+	return func(c *config) { c.checkpoint = cp }
 }
 
 // identityWait bounds how long a warm start waits for the cluster's identity before
@@ -44,179 +137,47 @@ const identityWait = time.Second
 
 // checkpointState is the syncer's side of its checkpoint.
 type checkpointState struct {
-	store    *checkpoint.Store
+	cp       Checkpoint
+	open     bool // Open succeeded: notes go to cp
 	server   string
 	identity func(context.Context) (string, error) // nil: unknown (no rest.Config)
 }
 
-// checkpointFor prepares the checkpoint of New: the path is checked now, the file
-// opened at Start.
+// checkpointFor prepares the checkpoint of New; it is opened at Start.
 func checkpointFor(cfg *config, restCfg *rest.Config) (*checkpointState, error) {
-	if cfg.checkpointPath == "" {
+	if cfg.checkpoint == nil {
 		return nil, nil
 	}
-	if err := checkpoint.CheckPath(cfg.checkpointPath); err != nil {
-		return nil, fmt.Errorf("syncer: %w", err)
-	}
-	cs := &checkpointState{}
+	cs := &checkpointState{cp: cfg.checkpoint}
 	if restCfg != nil {
 		cs.server = restCfg.Host
 		client, err := kubernetes.NewForConfig(rest.CopyConfig(restCfg))
 		if err != nil {
 			return nil, fmt.Errorf("syncer: checkpoint identity client: %w", err)
 		}
-		cs.identity = func(ctx context.Context) (string, error) { return checkpoint.ClusterUID(ctx, client) }
+		cs.identity = func(ctx context.Context) (string, error) { return clusterUID(ctx, client) }
 	}
 	return cs, nil
 }
 
-// resume opens the checkpoint and hands its snapshot to the callbacks. It runs on
-// the loop goroutine before any watcher starts.
-func (s *Syncer) resume(ctx context.Context) {
-	cs := s.ckpt
-	if cs == nil {
-		return
-	}
-	began := time.Now()
-	uid := make(chan identityResult, 1)
-	if cs.identity != nil {
-		go func() {
-			ictx, cancel := context.WithTimeout(ctx, identityWait)
-			defer cancel()
-			id, err := cs.identity(ictx)
-			uid <- identityResult{id, err}
-		}()
-	}
-	types := make([]resources.Type, len(s.types))
-	for i, ts := range s.types {
-		types[i] = ts.t
-	}
-	opts := append([]checkpoint.Option{checkpoint.WithLogger(s.cfg.log)}, s.cfg.checkpointOpts...)
-	store, snap, err := checkpoint.Open(s.cfg.checkpointPath, checkpoint.Identity{Server: cs.server}, types, opts...)
+// clusterUID returns the UID of the kube-system namespace: the cluster identity a
+// checkpoint is kept under.
+func clusterUID(ctx context.Context, cs kubernetes.Interface) (string, error) {
+	ns, err := cs.CoreV1().Namespaces().Get(ctx, metav1.NamespaceSystem, metav1.GetOptions{})
 	if err != nil {
-		s.cfg.log.WithError(err).Error("Checkpoint unusable; running without it")
-		s.ckpt = nil
-		return
+		return "", fmt.Errorf("syncer: reading the cluster identity (get namespaces/kube-system): %w", err)
 	}
-	cs.store = store
-	opened := time.Since(began)
-	if cs.identity != nil {
-		var r identityResult
-		select {
-		case r = <-uid:
-		case <-ctx.Done():
-			return
-		}
-		switch {
-		case r.err == nil && !store.Confirm(r.uid):
-			store.Discard()
-			snap = nil
-		case r.err != nil:
-			if snap != nil {
-				s.cfg.log.WithError(r.err).Warn("Cluster identity unknown; trusting the checkpoint's apiserver address until it is known")
-			}
-			s.confirmLater(ctx, r.err)
-		}
-	}
-	if snap == nil {
-		return
-	}
-	s.loadSnapshot(snap, logrus.Fields{"opened": opened, "identified": time.Since(began)})
+	return string(ns.UID), nil
 }
 
-type identityResult struct {
-	uid string
-	err error
-}
-
-// confirmLater reads the cluster identity with backoff until it is known; if the
-// checkpoint turns out to come from another cluster, every type relists, diffed
-// against what was delivered. A client that may not read it is not asked again.
-func (s *Syncer) confirmLater(ctx context.Context, err error) {
-	if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
-		return
-	}
-	s.ckptWG.Add(1)
-	go func() {
-		defer s.ckptWG.Done()
-		b := s.cfg.backoff
-		for {
-			t := s.cfg.clock.NewTimer(b.Step())
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return
-			case <-t.C():
-			}
-			uid, err := s.ckpt.identity(ctx)
-			switch {
-			case err == nil:
-				if !s.ckpt.store.Confirm(uid) {
-					for _, ts := range s.types {
-						_ = s.Relist(ctx, ts.t.Name)
-					}
-				}
-				return
-			case apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err):
-				return
-			}
-		}
-	}()
-}
-
-// loadSnapshot puts each resumed type's objects in its ledger and queues them as
-// New. A type with no persisted revision never completed a list: its objects are
-// dropped and it lists cold.
-func (s *Syncer) loadSnapshot(snap *checkpoint.Snapshot, timing logrus.Fields) {
-	start := time.Now()
-	resumed, objects := 0, 0
-	for _, ts := range s.types {
-		tsnap := snap.Types[ts.t.Name]
-		if tsnap == nil || tsnap.Revision == "" {
-			s.ckpt.store.Clear(ts.t.Name)
-			continue
-		}
-		ts.resumeAt(tsnap.Revision)
-		resumed++
-	}
-	s.reportStatus() // ResyncInProgress, before the snapshot
-	for _, ts := range s.types {
-		if ts.catchUp == nil {
-			continue
-		}
-		w := watcher{t: ts.t}
-		ups := make([]Update, 0, len(snap.Types[ts.t.Name].Objects))
-		for _, po := range snap.Types[ts.t.Name].Objects {
-			o := w.convert(po.Object)
-			if o.err != nil {
-				// The persisted ledger no longer matches this conversion: list.
-				s.parseFailed(ts, o)
-				ts.pending = ListInitial
-				continue
-			}
-			keys := make([]resources.Key, len(o.kvs))
-			for i, kv := range o.kvs {
-				keys[i] = kv.Key
-				ups = append(ups, Update{KVPair: kv, UpdateType: KVNew})
-			}
-			ts.ledger.put(o.id, o.rev, o.uid, keys, ts.epoch)
-		}
-		objects += len(ups)
-		s.enqueueUpdates(ups)
-		s.observe(ts)
-	}
-	s.cfg.log.WithFields(timing).WithFields(logrus.Fields{"types": resumed, "objects": objects, "queued": time.Since(start)}).
-		Info("Resumed from the checkpoint")
-}
-
-// closeCheckpoint writes what is pending and closes the file, once the loop and
-// every watcher have stopped.
+// closeCheckpoint writes what is pending and closes the checkpoint, once the loop
+// and every watcher have stopped.
 func (s *Syncer) closeCheckpoint() {
-	if s.ckpt == nil || s.ckpt.store == nil {
+	if s.ckpt == nil || !s.ckpt.open {
 		return
 	}
 	s.ckptWG.Wait()
-	if err := s.ckpt.store.Close(); err != nil {
+	if err := s.ckpt.cp.Close(); err != nil {
 		s.cfg.log.WithError(err).Warn("Closing the checkpoint")
 	}
 }
@@ -224,26 +185,26 @@ func (s *Syncer) closeCheckpoint() {
 // The loop's notes to the checkpoint, in the order its ledgers change.
 
 func (s *Syncer) noteObject(ts *typeState, o object) {
-	if s.ckpt != nil && s.ckpt.store != nil {
-		s.ckpt.store.Record(ts.t.Name, o.id, o.rev, o.src)
+	if s.ckpt != nil && s.ckpt.open {
+		s.ckpt.cp.Record(ts.t.Name, o.id, o.rev, o.src)
 	}
 }
 
 func (s *Syncer) noteDeleted(ts *typeState, id string) {
-	if s.ckpt != nil && s.ckpt.store != nil {
-		s.ckpt.store.Delete(ts.t.Name, id)
+	if s.ckpt != nil && s.ckpt.open {
+		s.ckpt.cp.Delete(ts.t.Name, id)
 	}
 }
 
 func (s *Syncer) noteCleared(ts *typeState) {
-	if s.ckpt != nil && s.ckpt.store != nil {
-		s.ckpt.store.Clear(ts.t.Name)
+	if s.ckpt != nil && s.ckpt.open {
+		s.ckpt.cp.Clear(ts.t.Name)
 	}
 }
 
 // noteRevision records that the type reached rv.
 func (s *Syncer) noteRevision(ts *typeState, rv string) {
-	if s.ckpt != nil && s.ckpt.store != nil {
-		s.ckpt.store.Revision(ts.t.Name, rv)
+	if s.ckpt != nil && s.ckpt.open {
+		s.ckpt.cp.Revision(ts.t.Name, rv)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/sirupsen/logrus"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubesync/kubesync/checkpoint"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 	"github.com/kubesync/kubesync/syncertest"
@@ -29,10 +30,14 @@ func ExampleWithCheckpoint() {
 	quiet := logrus.New()
 	quiet.SetOutput(io.Discard)
 	run := func() {
+		cp, err := checkpoint.New(path) // refuses a path others could write or redirect
+		if err != nil {
+			panic(err)
+		}
 		p := printer{inSync: make(chan struct{})}
 		s, err := syncer.New(nil, []resources.Type{resources.Nodes}, p,
 			syncer.WithLogger(quiet),
-			syncer.WithCheckpoint(path),
+			syncer.WithCheckpoint(cp),
 			syncer.WithListerWatcher(func(resources.Type) (cache.ListerWatcherWithContext, error) { return api, nil }))
 		if err != nil {
 			panic(err)

@@ -1,15 +1,18 @@
 package syncer_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -18,6 +21,14 @@ import (
 	"github.com/kubesync/kubesync/syncer"
 	"github.com/kubesync/kubesync/syncertest"
 )
+
+// fileCheckpoint is the option of a new checkpoint file at path.
+func fileCheckpoint(path string, opts ...checkpoint.Option) syncer.Option {
+	GinkgoHelper()
+	cp, err := checkpoint.New(path, opts...)
+	Expect(err).NotTo(HaveOccurred())
+	return syncer.WithCheckpoint(cp)
+}
 
 // waitLong waits a little longer than the suite's default: each spec runs two
 // syncers and a bbolt file, on a machine that may be busy.
@@ -33,7 +44,7 @@ var _ = Describe("Checkpoint", func() {
 	// synced runs a first syncer over a and b to InSync, stops it, and returns the
 	// fake API to run the next one against.
 	synced := func() *env {
-		e := newEnv([]string{"a", "b"}, syncer.WithCheckpoint(path, checkpoint.WithInterval(time.Millisecond)))
+		e := newEnv([]string{"a", "b"}, fileCheckpoint(path, checkpoint.WithInterval(time.Millisecond)))
 		e.api["a"].Set("a1", "a2", "a3")
 		e.api["b"].Set("b1")
 		e.start()
@@ -45,7 +56,7 @@ var _ = Describe("Checkpoint", func() {
 	// fences stream only with opts that stream (WithInitialList Auto or WatchList).
 	again := func(first *env, opts ...syncer.Option) *env {
 		e := &env{types: first.types, api: first.api, rec: newRecorder()}
-		return e.with(append([]syncer.Option{syncer.WithCheckpoint(path, checkpoint.WithInterval(time.Millisecond))}, opts...)...)
+		return e.with(append([]syncer.Option{fileCheckpoint(path, checkpoint.WithInterval(time.Millisecond))}, opts...)...)
 	}
 	bookmark := func(e *env, n string, rev uint64) {
 		e.api[n].SendRaw(watch.Event{Type: watch.Bookmark, Object: &metav1.PartialObjectMetadata{
@@ -229,12 +240,16 @@ var _ = Describe("Checkpoint", func() {
 	It("refuses a checkpoint path that others could redirect", func() {
 		link := filepath.Join(GinkgoT().TempDir(), "link")
 		Expect(os.Symlink(path, link)).To(Succeed())
-		lw := func(t resources.Type) (cache.ListerWatcherWithContext, error) {
-			return syncertest.New(t.GVR.GroupResource()), nil
-		}
-		_, err := syncer.New(nil, []resources.Type{fakeType("a")}, newRecorder(),
-			syncer.WithCheckpoint(link), syncer.WithListerWatcher(lw))
+		_, err := checkpoint.New(link)
 		Expect(err).To(MatchError(checkpoint.ErrRefused))
 		Expect(err.Error()).To(ContainSubstring("symlink"))
+	})
+})
+
+var _ = Describe("The cluster identity of a checkpoint", func() {
+	It("is the kube-system namespace's UID", func() {
+		// The fake clientset serves it like an apiserver would.
+		cs := fake.NewClientset(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kube-system", UID: "abc"}})
+		Expect(syncer.ClusterUID(context.Background(), cs)).To(Equal("abc"))
 	})
 })

@@ -49,7 +49,7 @@ func (w *watcher) valueOf(r *wire.Object) object {
 	o := rawIdentity(r)
 	o.kvs = []resources.KVPair{{Key: w.t.KeyFor(r.Meta.Namespace, r.Meta.Name),
 		Value: resources.NewRaw(data, w.lazyDecode), Revision: o.rev, UID: o.uid}}
-	if w.cfg.checkpointPath != "" {
+	if w.cfg.checkpoint != nil {
 		// The checkpoint records typed objects: decode this one for it. One that
 		// does not decode is a parse failure, as without lazy values.
 		d := w.decodeRaw(r)

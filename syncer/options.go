@@ -12,7 +12,6 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
-	"github.com/kubesync/kubesync/checkpoint"
 	"github.com/kubesync/kubesync/resources"
 )
 
@@ -62,8 +61,7 @@ type config struct {
 	listerWatcher        func(resources.Type) (cache.ListerWatcherWithContext, error)
 	observer             Observer
 	clock                clock.WithDelayedExecution
-	checkpointPath       string // WithCheckpoint (checkpoint.go)
-	checkpointOpts       []checkpoint.Option
+	checkpoint           Checkpoint      // WithCheckpoint (checkpoint.go); nil: none
 	lazyValues           bool            // WithLazyValues (lazy.go)
 	requiredNames        []string        // WithRequired (required.go), as given
 	required             map[string]bool // the required types' Names, resolved by New

@@ -160,7 +160,7 @@ var _ = Describe("the raw document path of a custom type", func() {
 		run := func(r *recorder) *syncer.Syncer {
 			s, err := syncer.New(nil, []resources.Type{resources.NetworkSets}, r,
 				syncer.WithLogger(log), syncer.WithBackoff(testBackoff), syncer.WithLazyValues(),
-				syncer.WithCheckpoint(path),
+				fileCheckpoint(path),
 				syncer.WithListerWatcher(func(t resources.Type) (cache.ListerWatcherWithContext, error) {
 					return wire.ListerWatcher(t, clients), nil
 				}))

@@ -86,15 +86,15 @@ var _ = Describe("A Deleted carries the UID of the object deleted", func() {
 
 	It("after a warm start, for an object the checkpoint held", func() {
 		path := filepath.Join(GinkgoT().TempDir(), "agent.checkpoint")
-		ckpt := syncer.WithCheckpoint(path, checkpoint.WithInterval(time.Millisecond))
-		first := newEnv([]string{"a"}, ckpt)
+		ckpt := func() syncer.Option { return fileCheckpoint(path, checkpoint.WithInterval(time.Millisecond)) }
+		first := newEnv([]string{"a"}, ckpt())
 		first.api["a"].Set("a1", "a2")
 		first.start()
 		waitLong(first.rec.last, syncer.InSync)
 		first.shutdown()
 
 		first.api["a"].Set("a1") // a2 goes while the agent is down
-		e = (&env{types: first.types, api: first.api, rec: newRecorder()}).with(ckpt)
+		e = (&env{types: first.types, api: first.api, rec: newRecorder()}).with(ckpt())
 		e.start()
 		Eventually(e.rec.updates).Should(ConsistOf("New A/a1", "New A/a2"))
 		mark := e.rec.mark()

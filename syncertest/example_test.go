@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubesync/kubesync/checkpoint"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 	"github.com/kubesync/kubesync/syncertest"
@@ -144,8 +145,11 @@ func ExampleNewAPIWith() {
 	api.Put(resources.Namespaces, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}})
 	run := func() *syncertest.Recorder {
 		rec := syncertest.NewRecorder()
-		s, err := syncer.New(nil, types, rec, api.Option(), syncer.WithLogger(quiet()),
-			syncer.WithCheckpoint(filepath.Join(dir, "checkpoint")))
+		cp, err := checkpoint.New(filepath.Join(dir, "checkpoint"))
+		if err != nil {
+			panic(err)
+		}
+		s, err := syncer.New(nil, types, rec, api.Option(), syncer.WithLogger(quiet()), syncer.WithCheckpoint(cp))
 		if err != nil {
 			panic(err)
 		}

@@ -17,6 +17,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubesync/kubesync/checkpoint"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 	"github.com/kubesync/kubesync/syncertest"
@@ -195,7 +196,9 @@ var _ = Describe("Resource", func() {
 		path := filepath.Join(GinkgoT().TempDir(), "checkpoint")
 		run := func() (*syncertest.Recorder, func()) {
 			rec := syncertest.NewRecorder()
-			s, err := syncer.New(nil, types, rec, api.Option(), syncer.WithLogger(quiet()), syncer.WithCheckpoint(path))
+			cp, err := checkpoint.New(path)
+			Expect(err).NotTo(HaveOccurred())
+			s, err := syncer.New(nil, types, rec, api.Option(), syncer.WithLogger(quiet()), syncer.WithCheckpoint(cp))
 			Expect(err).NotTo(HaveOccurred())
 			s.Start(ctx)
 			Expect(rec.WaitForStatus(ctx, syncer.InSync)).To(Succeed())

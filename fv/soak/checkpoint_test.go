@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 
 	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
 
+	"github.com/kubesync/kubesync/checkpoint"
 	"github.com/kubesync/kubesync/syncer"
 )
 
@@ -17,7 +19,9 @@ func soakCheckpoint() ([]syncer.Option, string) {
 		return nil, ""
 	}
 	path := filepath.Join(GinkgoT().TempDir(), "state", "soak.checkpoint")
-	return []syncer.Option{syncer.WithCheckpoint(path)}, path
+	cp, err := checkpoint.New(path)
+	Expect(err).NotTo(HaveOccurred())
+	return []syncer.Option{syncer.WithCheckpoint(cp)}, path
 }
 
 // fileSize is the size of path in bytes, or 0 without a path.

@@ -72,7 +72,11 @@ func runWatch(ctx context.Context, e *env, p watchPlan) error {
 
 	tracker := progress.NewTracker(p.set.TypeNames()...)
 	opts = append(opts, syncer.WithObserver(tracker))
-	opts = append(opts, p.state.options(p.set.Name)...)
+	state, err := p.state.options(p.set.Name)
+	if err != nil {
+		return err
+	}
+	opts = append(opts, state...)
 	out := output.Guard(e.Out)
 	var dest io.Writer = out
 	if stdoutLive, _ := e.terminal(e.Out); stdoutLive {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kubesync/kubesync/checkpoint"
 	"github.com/kubesync/kubesync/syncer"
 )
 
@@ -19,10 +20,15 @@ func (f *stateFlags) register(fs *pflag.FlagSet) {
 }
 
 // options are the syncer options of the flag: a checkpoint file per watcher set,
-// so that two sets kept in one directory do not discard each other's.
-func (f stateFlags) options(setName string) []syncer.Option {
+// so that two sets kept in one directory do not discard each other's. A path the
+// checkpoint refuses is an error of one line (checkpoint.ErrRefused).
+func (f stateFlags) options(setName string) ([]syncer.Option, error) {
 	if f.dir == "" {
-		return nil
+		return nil, nil
 	}
-	return []syncer.Option{syncer.WithCheckpoint(filepath.Join(f.dir, setName+".checkpoint"))}
+	cp, err := checkpoint.New(filepath.Join(f.dir, setName+".checkpoint"))
+	if err != nil {
+		return nil, err
+	}
+	return []syncer.Option{syncer.WithCheckpoint(cp)}, nil
 }

@@ -1,0 +1,164 @@
+package syncer
+
+import (
+	"context"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/kubesync/kubesync/resources"
+)
+
+// resume opens the checkpoint and hands its snapshot to the callbacks. It runs on
+// the loop goroutine before any watcher starts.
+func (s *Syncer) resume(ctx context.Context) {
+	cs := s.ckpt
+	if cs == nil {
+		return
+	}
+	began := time.Now()
+	uid := make(chan identityResult, 1)
+	if cs.identity != nil {
+		go func() {
+			ictx, cancel := context.WithTimeout(ctx, identityWait)
+			defer cancel()
+			id, err := cs.identity(ictx)
+			uid <- identityResult{id, err}
+		}()
+	}
+	types := make([]resources.Type, len(s.types))
+	for i, ts := range s.types {
+		types[i] = ts.t
+	}
+	snap, err := cs.cp.Open(ClusterIdentity{Server: cs.server}, types, s.cfg.log)
+	if err != nil {
+		s.cfg.log.WithError(err).Error("Checkpoint unusable; running without it")
+		s.ckpt = nil
+		return
+	}
+	cs.open = true
+	opened := time.Since(began)
+	if cs.identity != nil {
+		var r identityResult
+		select {
+		case r = <-uid:
+		case <-ctx.Done():
+			return
+		}
+		switch {
+		case r.err == nil && !cs.cp.Confirm(r.uid):
+			for _, ts := range s.types {
+				cs.cp.Clear(ts.t.Name) // another cluster's: start cold
+			}
+			snap = nil
+		case r.err != nil:
+			s.identityUnknown(ctx, r.err, snap != nil)
+		}
+	}
+	if snap == nil {
+		return
+	}
+	s.loadSnapshot(snap, logrus.Fields{"opened": opened, "identified": time.Since(began)})
+}
+
+type identityResult struct {
+	uid string
+	err error
+}
+
+// identityUnknown: the identity read failed. A refused one is logged and not
+// asked again, as RBAC will not change its mind; the address alone decides. Any
+// other failure is retried in the background (confirmLater).
+func (s *Syncer) identityUnknown(ctx context.Context, err error, resuming bool) {
+	if refusedIdentity(err) {
+		s.cfg.log.WithError(err).Warn("The cluster identity may not be read; the checkpoint is trusted on the apiserver's address alone")
+		return
+	}
+	if resuming {
+		s.cfg.log.WithError(err).Warn("Cluster identity unknown; trusting the checkpoint's apiserver address until it is known")
+	}
+	s.confirmLater(ctx)
+}
+
+func refusedIdentity(err error) bool {
+	return apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err)
+}
+
+// confirmLater reads the cluster identity with backoff until it is known; if the
+// checkpoint turns out to come from another cluster, every type relists, diffed
+// against what was delivered.
+func (s *Syncer) confirmLater(ctx context.Context) {
+	s.ckptWG.Add(1)
+	go func() {
+		defer s.ckptWG.Done()
+		b := s.cfg.backoff
+		for {
+			t := s.cfg.clock.NewTimer(b.Step())
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C():
+			}
+			uid, err := s.ckpt.identity(ctx)
+			switch {
+			case err == nil:
+				if !s.ckpt.cp.Confirm(uid) {
+					for _, ts := range s.types {
+						_ = s.Relist(ctx, ts.t.Name)
+					}
+				}
+				return
+			case refusedIdentity(err):
+				s.cfg.log.WithError(err).Warn("The cluster identity may not be read; the checkpoint is trusted on the apiserver's address alone")
+				return
+			}
+		}
+	}()
+}
+
+// loadSnapshot puts each resumed type's objects in its ledger and queues them as
+// New. A type with no persisted revision never completed
+// a list: its objects are dropped and it lists cold.
+func (s *Syncer) loadSnapshot(snap *Persisted, timing logrus.Fields) {
+	start := time.Now()
+	resumed, objects := 0, 0
+	for _, ts := range s.types {
+		tsnap := snap.Types[ts.t.Name]
+		if tsnap == nil || tsnap.Revision == "" {
+			s.ckpt.cp.Clear(ts.t.Name)
+			continue
+		}
+		ts.resumeAt(tsnap.Revision)
+		resumed++
+	}
+	s.reportStatus() // ResyncInProgress, before the snapshot
+	for _, ts := range s.types {
+		if ts.catchUp == nil {
+			continue
+		}
+		w := watcher{t: ts.t}
+		ups := make([]Update, 0, len(snap.Types[ts.t.Name].Objects))
+		for _, po := range snap.Types[ts.t.Name].Objects {
+			o := w.convert(po.Object)
+			if o.err != nil {
+				// The persisted ledger no longer matches this conversion: list.
+				s.parseFailed(ts, o)
+				ts.pending = ListInitial
+				continue
+			}
+			keys := make([]resources.Key, len(o.kvs))
+			for i, kv := range o.kvs {
+				keys[i] = kv.Key
+				ups = append(ups, Update{KVPair: kv, UpdateType: KVNew})
+			}
+			ts.ledger.put(o.id, o.rev, o.uid, keys, ts.epoch)
+		}
+		objects += len(ups)
+		s.enqueueUpdates(ups)
+		s.observe(ts)
+	}
+	s.cfg.log.WithFields(timing).WithFields(logrus.Fields{"types": resumed, "objects": objects,
+		"queued": time.Since(start)}).Info("Resumed from the checkpoint")
+}
