@@ -9,11 +9,11 @@
 // bbolt.
 //
 // A checkpoint is one go.etcd.io/bbolt file. It holds a header (format version,
-// apiserver address, cluster identity such as the kube-system namespace's UID, and
-// every type with its scope and selectors) and, per type, the last revision reached
-// and every object the syncer's ledger holds, keyed by namespace/name, each with its
-// revision and its encoded source object: protobuf for typed built-in objects, JSON
-// for unstructured ones. A restart decodes the objects and runs the type's
+// apiserver address, cluster identity such as the kube-system namespace's UID,
+// every type with its scope, selectors and KeysOnly, and the time of the last
+// write) and, per type, the last revision reached and every object the syncer's
+// ledger holds, keyed by namespace/name, each with its revision and its encoded
+// source object: protobuf for typed built-in objects, JSON for unstructured ones. A restart decodes the objects and runs the type's
 // conversion on them again, so a Type with a custom Convert gets the same values
 // back as long as its conversion is deterministic. The ledger's keys are what that
 // conversion produces; they are not stored twice.
@@ -42,6 +42,9 @@
 // bbolt's consistency check, or whose records fail their checksums or do not
 // decode is reported once, moved aside to PATH.corrupt, and replaced by an empty
 // checkpoint: the agent starts cold, never with half a state. A checkpoint whose
-// header differs from the caller's (another format, cluster, type set or
-// selector) is discarded the same way, with one log line.
+// header differs from the caller's (another format, cluster, type set, selector
+// or KeysOnly: a keys-only type's objects are metadata alone) is discarded the
+// same way, with one log line. An object that cannot be encoded keeps its type's
+// revision out of the file until every object of the type is recorded: a restart
+// lists that type rather than watch on without the object.
 package checkpoint

@@ -34,12 +34,13 @@ type TypeInfo struct {
 	Namespace     string `json:"namespace,omitempty"`
 	LabelSelector string `json:"labelSelector,omitempty"`
 	FieldSelector string `json:"fieldSelector,omitempty"`
+	KeysOnly      bool   `json:"keysOnly,omitempty"`
 }
 
 func typeInfo(t resources.Type) TypeInfo {
 	return TypeInfo{
 		Name: t.Name, Group: t.GVR.Group, Version: t.GVR.Version, Resource: t.GVR.Resource, Kind: t.Kind,
-		Namespace: t.Namespace, LabelSelector: t.LabelSelector, FieldSelector: t.FieldSelector,
+		Namespace: t.Namespace, LabelSelector: t.LabelSelector, FieldSelector: t.FieldSelector, KeysOnly: t.KeysOnly,
 	}
 }
 
@@ -70,7 +71,25 @@ func (want header) mismatch(old header) string {
 	case want.Identity.Cluster != "" && old.Identity.Cluster != "" && old.Identity.Cluster != want.Identity.Cluster:
 		return fmt.Sprintf("taken from cluster %q, not %q", old.Identity.Cluster, want.Identity.Cluster)
 	case !slices.Equal(old.Types, want.Types):
-		return "taken with other types or selectors"
+		return typesMismatch(old.Types, want.Types)
 	}
 	return ""
+}
+
+// typesMismatch names a type whose persisted objects are of another view, or
+// says the types or selectors differ.
+func typesMismatch(old, want []TypeInfo) string {
+	view := func(t TypeInfo) string {
+		if t.KeysOnly {
+			return "keys only"
+		}
+		return "with full values"
+	}
+	for _, w := range want {
+		i := slices.IndexFunc(old, func(o TypeInfo) bool { return o.Name == w.Name })
+		if i >= 0 && old[i].KeysOnly != w.KeysOnly {
+			return fmt.Sprintf("type %s taken %s, not %s", w.Name, view(old[i]), view(w))
+		}
+	}
+	return "taken with other types or selectors"
 }

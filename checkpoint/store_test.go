@@ -179,6 +179,7 @@ var _ = Describe("Store", func() {
 		Entry("other selectors", here, []resources.Type{resources.Pods.WithSelectors("app=x", ""), resources.NetworkSets}, "selectors"),
 		Entry("another namespace", here, []resources.Type{resources.Pods.InNamespace("x"), resources.NetworkSets}, "selectors"),
 		Entry("fewer types", here, []resources.Type{resources.Pods}, "types"),
+		Entry("keys only", here, []resources.Type{resources.Pods.WithKeysOnly(), resources.NetworkSets}, "keys only"),
 	)
 
 	It("starts cold from a checkpoint of another format", func() {
@@ -296,6 +297,41 @@ var _ = Describe("Store", func() {
 		_, snap, _ := open(path, here, types)
 		Expect(snap.Types["pods"].Revision).To(BeEmpty())
 		Expect(snap.Types["pods"].Objects).To(HaveLen(1))
+	})
+
+	It("keeps a type's revision out of the file until every object of it is recorded", func() {
+		s, _, _ := open(path, here, types)
+		s.Record("pods", "ns/a", "10", pod("a", "10"))
+		s.Revision("pods", "10")
+		Expect(s.Flush()).To(Succeed())
+		s.Record("pods", "ns/odd", "11", &opaque{})
+		s.Revision("pods", "11")
+		Expect(s.Flush()).To(Succeed())
+		s.Revision("pods", "12") // a later write, with ns/odd still missing from the file
+		Expect(s.Close()).To(Succeed())
+		s, snap, _ := open(path, here, types)
+		Expect(snap.Types["pods"].Revision).To(BeEmpty(), "a restart lists pods")
+		Expect(snap.Types["pods"].Objects).To(ConsistOf(HaveField("ID", "ns/a")))
+
+		s.Record("pods", "ns/odd", "13", pod("odd", "13"))
+		s.Revision("pods", "13")
+		Expect(s.Close()).To(Succeed())
+		_, snap, _ = open(path, here, types)
+		Expect(snap.Types["pods"].Revision).To(Equal("13"), "every object is in the file again")
+		Expect(snap.Types["pods"].Objects).To(HaveLen(2))
+	})
+
+	It("starts cold, once logged, from a keys-only checkpoint when full values are wanted", func() {
+		keysOnly := []resources.Type{resources.Pods.WithKeysOnly()}
+		s, _, _ := open(path, here, keysOnly)
+		meta := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a", ResourceVersion: "4"}}
+		s.Record("pods", "ns/a", "4", meta)
+		s.Revision("pods", "4")
+		Expect(s.Close()).To(Succeed())
+		_, snap, hook := open(path, here, []resources.Type{resources.Pods})
+		Expect(snap).To(BeNil(), "its objects are metadata, not pods")
+		Expect(warnings(hook)).To(ConsistOf("Checkpoint does not match; starting cold"))
+		Expect(hook.LastEntry().Data["reason"]).To(Equal("type pods taken keys only, not with full values"))
 	})
 })
 

@@ -165,6 +165,9 @@ func (s *Store) fileAfter(batch map[string]*changes, unencodable map[string]map[
 	revs := make(map[string]string, len(batch))
 	for name, c := range batch {
 		m := map[string]bool{}
+		if !c.cleared {
+			maps.Copy(m, s.missing[name])
+		}
 		for id := range c.objs {
 			if unencodable[name][id] {
 				m[id] = true

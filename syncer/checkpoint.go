@@ -124,7 +124,7 @@ func (p *Persisted) Len() int {
 // unknown.
 //
 // A type with no persisted revision, a checkpoint taken from another apiserver or
-// cluster, or with other types or selectors, and a damaged file
+// cluster, or with other types, selectors or keys-only setting, and a damaged file
 // all mean a cold start, logged once. Values handed to callbacks must not be
 // modified: the checkpoint encodes them later. Default: no checkpoint (nil).
 func WithCheckpoint(cp Checkpoint) Option {

@@ -8,6 +8,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/sirupsen/logrus"
+	"github.com/sirupsen/logrus/hooks/test"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -235,6 +237,33 @@ var _ = Describe("Checkpoint", func() {
 		e.api["a"].EndWatches() // its timeoutSeconds passed
 		Eventually(func() int { return e.counts("a")[1] }).Should(Equal(watches+1), "no backoff step: the fake clock stands still")
 		Expect(lastWatch(e.api["a"]).TimeoutSeconds).To(BeNumerically(">=", 300), "an ordinary watch, now that a has caught up")
+	})
+
+	It("starts cold, logged once, from a checkpoint of keys-only types when full values are wanted", func() {
+		first := newEnv([]string{"a"})
+		first.types[0] = first.types[0].WithKeysOnly()
+		first.with(fileCheckpoint(path, checkpoint.WithInterval(time.Millisecond)))
+		first.api["a"].Set("a1", "a2")
+		first.start()
+		waitLong(first.rec.last, syncer.InSync)
+		first.shutdown()
+		lists := first.counts("a")[0]
+
+		log, hook := test.NewNullLogger()
+		e := &env{types: []resources.Type{fakeType("a")}, api: first.api, rec: newRecorder()}
+		e.with(fileCheckpoint(path, checkpoint.WithInterval(time.Millisecond)), syncer.WithLogger(log))
+		e.start()
+		defer e.shutdown()
+		waitLong(e.rec.last, syncer.InSync)
+		Expect(e.counts("a")[0]).To(Equal(lists+1), "a listed")
+		Expect(e.rec.batches()).To(HaveEach(HaveEach(HaveField("Value", Not(BeNil())))), "full values")
+		var warned []string
+		for _, en := range hook.AllEntries() {
+			if en.Level <= logrus.WarnLevel {
+				warned = append(warned, en.Message)
+			}
+		}
+		Expect(warned).To(ConsistOf("Checkpoint does not match; starting cold"))
 	})
 
 	It("refuses a checkpoint path that others could redirect", func() {
