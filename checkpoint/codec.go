@@ -46,6 +46,10 @@ func encodeRecord(rev string, obj runtime.Object) ([]byte, error) {
 	var b []byte
 	switch o := obj.(type) {
 	case *unstructured.Unstructured:
+		if o.GetKind() == "" {
+			// It would not decode: better that the type lists than the file be corrupt.
+			return nil, fmt.Errorf("cannot encode %s/%s: it has no kind", o.GetNamespace(), o.GetName())
+		}
 		js, err := o.MarshalJSON()
 		if err != nil {
 			return nil, err

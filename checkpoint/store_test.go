@@ -321,6 +321,18 @@ var _ = Describe("Store", func() {
 		Expect(snap.Types["pods"].Objects).To(HaveLen(2))
 	})
 
+	It("makes a type list, and never writes a corrupt file, for an unstructured object without a kind", func() {
+		s, _, _ := open(path, here, types)
+		u := netset("n", "8")
+		u.SetKind("")
+		s.Record("networksets.crd.projectcalico.org", "ns/n", "8", u)
+		s.Revision("networksets.crd.projectcalico.org", "8")
+		Expect(s.Close()).To(Succeed())
+		_, snap, hook := open(path, here, types)
+		Expect(warnings(hook)).To(BeEmpty(), "not corrupt")
+		Expect(snap).To(BeNil(), "nothing to resume from: the type lists")
+	})
+
 	It("starts cold, once logged, from a keys-only checkpoint when full values are wanted", func() {
 		keysOnly := []resources.Type{resources.Pods.WithKeysOnly()}
 		s, _, _ := open(path, here, keysOnly)

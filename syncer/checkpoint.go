@@ -105,7 +105,8 @@ func (p *Persisted) Len() int {
 //
 //  1. The persisted objects go to the callbacks at once, converted again by each
 //     type's conversion, even while the apiserver is unreachable. The status is
-//     ResyncInProgress.
+//     ResyncInProgress. Then a ResumeHandler hears OnResumed: the snapshot is
+//     whole (see Resumed for what an agent does with it).
 //  2. Each type watches from its persisted revision: what changed since arrives as
 //     ordinary updates.
 //  3. A type is in sync once its watch reaches the server's current revision,
@@ -116,7 +117,7 @@ func (p *Persisted) Len() int {
 // The cluster's identity is the kube-system namespace's UID, which the syncer
 // reads itself at Start (with a one-second bound, in parallel with Open), with a
 // client made from New's rest.Config: the caller needs "get" on namespaces, name
-// kube-system. While it cannot be read the
+// kube-system (watchersets.Set.ClusterRole grants it). While it cannot be read the
 // apiserver's address decides, and the read is retried with backoff; if it then
 // differs, every type relists, diffed against what was delivered. If it is refused
 // (403 or 401), it is logged once and not asked again: the address alone decides.

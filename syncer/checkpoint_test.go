@@ -60,10 +60,7 @@ var _ = Describe("Checkpoint", func() {
 		e := &env{types: first.types, api: first.api, rec: newRecorder()}
 		return e.with(append([]syncer.Option{fileCheckpoint(path, checkpoint.WithInterval(time.Millisecond))}, opts...)...)
 	}
-	bookmark := func(e *env, n string, rev uint64) {
-		e.api[n].SendRaw(watch.Event{Type: watch.Bookmark, Object: &metav1.PartialObjectMetadata{
-			ObjectMeta: metav1.ObjectMeta{ResourceVersion: itoa(rev)}}})
-	}
+	bookmark := func(e *env, n string, rev uint64) { e.api[n].SendRaw(bookmarkAt(rev)) }
 
 	It("hands over the persisted snapshot, then watches each type from its persisted revision", func() {
 		first := synced()

@@ -2,7 +2,8 @@ package syncer
 
 // delivery is one callback call waiting for the consumer. The queue of deliveries is
 // FIFO, which is what flushes pending updates before a later status change. The
-// marker method seals the union: only the kinds below are deliveries.
+// marker method seals the union: only the kinds below, and resumedSignal
+// (resume.go), are deliveries.
 type delivery interface{ isDelivery() }
 
 // statusChange is a call to OnStatusUpdated.
@@ -105,6 +106,8 @@ func (s *Syncer) deliver() {
 			if recovered != nil {
 				recovered.OnSyncRecovered(d.typeName)
 			}
+		case resumedSignal:
+			s.deliverResumed(d.Resumed)
 		}
 	}
 }

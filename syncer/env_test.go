@@ -9,6 +9,7 @@ import (
 	"github.com/sirupsen/logrus"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubesync/kubesync/resources"
@@ -24,6 +25,8 @@ type env struct {
 	types []resources.Type
 	api   map[string]*syncertest.Resource
 	rec   *recorder
+	cb    syncer.Callbacks // the syncer's callbacks if not rec (which cb then wraps)
+	rest  *rest.Config     // New's; nil: the fake API alone
 	s     *syncer.Syncer
 	stop  context.CancelFunc
 }
@@ -55,7 +58,11 @@ func (e *env) with(opts ...syncer.Option) *env {
 			return e.api[t.Name], nil
 		}),
 	}
-	s, err := syncer.New(nil, e.types, e.rec, append(base, opts...)...)
+	var cb syncer.Callbacks = e.rec
+	if e.cb != nil {
+		cb = e.cb
+	}
+	s, err := syncer.New(e.rest, e.types, cb, append(base, opts...)...)
 	Expect(err).NotTo(HaveOccurred())
 	e.s = s
 	return e

@@ -10,6 +10,46 @@ import (
 	"github.com/kubesync/kubesync/resources"
 )
 
+// Resumed is what a ResumeHandler is told once the snapshot of a checkpoint has
+// been delivered whole: every persisted object of the types in Revisions went to
+// OnUpdates before it (in as many calls as WithMaxBatch makes), and nothing from
+// the apiserver has yet.
+//
+// What an agent does with it: program its dataplane from the state it now holds,
+// as a state that was true at Written and is whole, even while the apiserver
+// cannot be reached (the status stays ResyncInProgress meanwhile). What changed
+// since arrives as ordinary updates once the apiserver answers; InSync says every
+// type has caught up with the server. Types not in Revisions had nothing to
+// resume from: they list as in a cold start, and their objects come later. If the
+// cluster turns out not to be the checkpoint's (see WithCheckpoint), every type
+// relists, and the differences arrive as updates.
+type Resumed struct {
+	// Written is when the checkpoint was last written; zero if unknown.
+	Written time.Time
+	// Revisions is each resumed type's persisted revision, by type name.
+	Revisions map[string]string
+	// Updates is the number of updates the snapshot was delivered in.
+	Updates int
+}
+
+// ResumeHandler is an optional interface of Callbacks: OnResumed is called once
+// per Start that resumed from a checkpoint, after the snapshot's updates and
+// before anything from the apiserver.
+type ResumeHandler interface {
+	OnResumed(Resumed)
+}
+
+// resumedSignal is a call to OnResumed.
+type resumedSignal struct{ Resumed }
+
+func (resumedSignal) isDelivery() {}
+
+func (s *Syncer) deliverResumed(r Resumed) {
+	if h, ok := s.cb.(ResumeHandler); ok {
+		h.OnResumed(r)
+	}
+}
+
 // resume opens the checkpoint and hands its snapshot to the callbacks. It runs on
 // the loop goroutine before any watcher starts.
 func (s *Syncer) resume(ctx context.Context) {
@@ -119,11 +159,11 @@ func (s *Syncer) confirmLater(ctx context.Context) {
 }
 
 // loadSnapshot puts each resumed type's objects in its ledger and queues them as
-// New. A type with no persisted revision never completed
+// New, then the Resumed signal. A type with no persisted revision never completed
 // a list: its objects are dropped and it lists cold.
 func (s *Syncer) loadSnapshot(snap *Persisted, timing logrus.Fields) {
 	start := time.Now()
-	resumed, objects := 0, 0
+	sig := Resumed{Written: snap.Written, Revisions: map[string]string{}}
 	for _, ts := range s.types {
 		tsnap := snap.Types[ts.t.Name]
 		if tsnap == nil || tsnap.Revision == "" {
@@ -131,7 +171,7 @@ func (s *Syncer) loadSnapshot(snap *Persisted, timing logrus.Fields) {
 			continue
 		}
 		ts.resumeAt(tsnap.Revision)
-		resumed++
+		sig.Revisions[ts.t.Name] = tsnap.Revision
 	}
 	s.reportStatus() // ResyncInProgress, before the snapshot
 	for _, ts := range s.types {
@@ -155,10 +195,13 @@ func (s *Syncer) loadSnapshot(snap *Persisted, timing logrus.Fields) {
 			}
 			ts.ledger.put(o.id, o.rev, o.uid, keys, ts.epoch)
 		}
-		objects += len(ups)
+		sig.Updates += len(ups)
 		s.enqueueUpdates(ups)
 		s.observe(ts)
 	}
-	s.cfg.log.WithFields(timing).WithFields(logrus.Fields{"types": resumed, "objects": objects,
+	if len(sig.Revisions) > 0 {
+		s.enqueue(resumedSignal{sig}) // after the snapshot, before anything from the server
+	}
+	s.cfg.log.WithFields(timing).WithFields(logrus.Fields{"types": len(sig.Revisions), "objects": sig.Updates,
 		"queued": time.Since(start)}).Info("Resumed from the checkpoint")
 }

@@ -16,5 +16,6 @@
 // such as "pods", when only one type has it) and restricts its namespaced types to
 // one namespace with InNamespace. ClusterRole and ClusterRoleYAML give the least
 // privilege that lets a syncer watch the set: list and watch on exactly its
-// resources.
+// resources, and get on the namespace kube-system, the cluster identity of a
+// checkpoint.
 package watchersets

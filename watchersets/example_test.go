@@ -68,4 +68,12 @@ func ExampleSet_ClusterRoleYAML() {
 	//   verbs:
 	//   - list
 	//   - watch
+	// - apiGroups:
+	//   - ""
+	//   resourceNames:
+	//   - kube-system
+	//   resources:
+	//   - namespaces
+	//   verbs:
+	//   - get
 }

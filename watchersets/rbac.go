@@ -11,9 +11,29 @@ import (
 
 // ClusterRole returns the least-privileged ClusterRole, called name, that lets a
 // syncer watch s: list and watch on exactly the set's resources, one rule per API
-// group ("" is the core group). Rules are sorted by group and resources by name,
-// so equal sets give equal roles.
+// group ("" is the core group), sorted by group and resources by name, so equal
+// sets give equal roles. A last rule grants get on the one namespace kube-system:
+// the cluster identity a syncer.WithCheckpoint reads at a warm start (its UID).
 func (s Set) ClusterRole(name string) *rbacv1.ClusterRole {
+	return &rbacv1.ClusterRole{
+		TypeMeta: metav1.TypeMeta{
+			APIVersion: rbacv1.SchemeGroupVersion.String(),
+			Kind:       "ClusterRole",
+		},
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Rules:      append(s.listWatchRules(), IdentityRule()),
+	}
+}
+
+// IdentityRule is the rule that lets a syncer's checkpoint read the cluster's
+// identity: get on the namespace kube-system, and nothing else.
+func IdentityRule() rbacv1.PolicyRule {
+	return rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"namespaces"},
+		ResourceNames: []string{metav1.NamespaceSystem}, Verbs: []string{"get"}}
+}
+
+// listWatchRules grants list and watch on the set's resources, one rule per group.
+func (s Set) listWatchRules() []rbacv1.PolicyRule {
 	byGroup := map[string][]string{}
 	for _, t := range s.Types {
 		g := t.GVR.Group
@@ -36,14 +56,7 @@ func (s Set) ClusterRole(name string) *rbacv1.ClusterRole {
 			Verbs:     []string{"list", "watch"}, // a syncer lists, then watches
 		})
 	}
-	return &rbacv1.ClusterRole{
-		TypeMeta: metav1.TypeMeta{
-			APIVersion: rbacv1.SchemeGroupVersion.String(),
-			Kind:       "ClusterRole",
-		},
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Rules:      rules,
-	}
+	return rules
 }
 
 // ClusterRoleYAML renders ClusterRole(name) as a YAML manifest.

@@ -23,13 +23,20 @@ var _ = Describe("ClusterRole", func() {
 				Verbs: []string{"list", "watch"}},
 			{APIGroups: []string{"networking.k8s.io"}, Resources: []string{"networkpolicies"},
 				Verbs: []string{"list", "watch"}},
+			{APIGroups: []string{""}, Resources: []string{"namespaces"}, ResourceNames: []string{"kube-system"},
+				Verbs: []string{"get"}},
 		}))
 	})
 
 	It("covers every type of the set and nothing else", func() {
 		set := mustLookup(watchersets.Dataplane)
 		granted := map[string]bool{}
-		for _, r := range set.ClusterRole("x").Rules {
+		rules := set.ClusterRole("x").Rules
+		// The last rule reads the cluster's identity, for a checkpoint, and only that.
+		Expect(rules[len(rules)-1]).To(Equal(rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"namespaces"},
+			ResourceNames: []string{"kube-system"}, Verbs: []string{"get"}}))
+		Expect(watchersets.IdentityRule()).To(Equal(rules[len(rules)-1]))
+		for _, r := range rules[:len(rules)-1] {
 			Expect(r.APIGroups).To(HaveLen(1))
 			Expect(r.Verbs).To(Equal([]string{"list", "watch"}))
 			Expect(r.ResourceNames).To(BeEmpty())

@@ -19,6 +19,9 @@ type agent struct {
 	out   io.Writer
 	store *snapshot.Store
 	last  string // what was printed last, so that an unchanged result is not repeated
+	// warm: the state resumed from a checkpoint is whole, so the agent programs
+	// from it before InSync, while the apiserver may be down.
+	warm bool
 }
 
 func newAgent(node string, out io.Writer) *agent {
@@ -44,12 +47,21 @@ func (a *agent) OnStatusUpdated(s syncer.SyncStatus) {
 }
 
 // OnUpdates implements syncer.Callbacks. Before InSync the state is partial, so
-// nothing is printed.
+// nothing is printed, unless it was resumed whole from a checkpoint.
 func (a *agent) OnUpdates(ups []syncer.Update) {
 	a.store.OnUpdates(ups)
-	if a.store.Status() == syncer.InSync {
+	if a.warm || a.store.Status() == syncer.InSync {
 		a.print()
 	}
+}
+
+// OnResumed implements syncer.ResumeHandler: the checkpoint's snapshot has been
+// delivered whole. It was true when the checkpoint was written; the agent programs
+// from it now rather than wait for an apiserver that may be down, and applies what
+// changed since as it arrives.
+func (a *agent) OnResumed(syncer.Resumed) {
+	a.warm = true
+	a.print()
 }
 
 // print writes, for each local pod, the policies that select it, ordered by

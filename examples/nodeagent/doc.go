@@ -8,7 +8,11 @@
 // the syncer is in sync. The calculation itself is a toy: it understands the Calico
 // selectors all() and key == 'value' joined by &&.
 //
-//	go run ./examples/nodeagent --node node-a --kubeconfig ~/.kube/config
+//	go run ./examples/nodeagent --node node-a --kubeconfig ~/.kube/config --state-dir /var/lib/nodeagent
+//
+// With --state-dir the agent keeps a checkpoint, and a restart starts warm: at
+// OnResumed (syncer.ResumeHandler) the persisted snapshot is whole, and the agent
+// programs from it at once, before InSync and even while the apiserver is down.
 //
 // The example's test runs it on kubesync's syncertest fake API.
 package main

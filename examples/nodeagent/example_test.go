@@ -4,13 +4,18 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/sirupsen/logrus"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubesync/kubesync/checkpoint"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 	"github.com/kubesync/kubesync/syncertest"
@@ -30,6 +35,7 @@ func localPod(ns, name string, labels map[string]string) *corev1.Pod {
 func calicoPolicy(t resources.Type, ns, name string, order int64, selector string) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"order": order, "selector": selector}}}
 	u.SetAPIVersion(t.GVR.GroupVersion().String())
+	u.SetKind(schema.ParseGroupKind(t.Kind).Kind)
 	u.SetNamespace(ns)
 	u.SetName(name)
 	return u
@@ -87,4 +93,54 @@ func Example() {
 	// policies of the pods on node-a:
 	//   shop/db-1: shop/allow-db
 	//   shop/web-1: shop/allow-web
+}
+
+// A restart with a checkpoint while the apiserver is down: the agent programs
+// from the persisted state as soon as OnResumed says it is whole.
+func Example_warmStart() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dir, err := os.MkdirTemp("", "nodeagent")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "state", "nodeagent.checkpoint")
+	printed := make(lines, 8)
+	types := newAgent("node-a", printed).types()
+	api := syncertest.NewAPI(types...)
+	api.Put(types[0], localPod("shop", "web-1", map[string]string{"app": "web"}))
+	api.Put(types[2], calicoPolicy(types[2], "shop", "allow-web", 10, "app == 'web'"))
+	quiet := logrus.New()
+	quiet.SetOutput(io.Discard)
+	run := func(a *agent) *syncer.Syncer {
+		cp, err := checkpoint.New(path)
+		if err != nil {
+			panic(err)
+		}
+		s, err := syncer.New(nil, types, a, api.Option(), syncer.WithLogger(quiet), syncer.WithCheckpoint(cp))
+		if err != nil {
+			panic(err)
+		}
+		s.Start(ctx)
+		fmt.Print(<-printed)
+		return s
+	}
+	first := run(newAgent("node-a", printed)) // in sync
+	first.Stop()
+	first.Wait() // the checkpoint is written
+
+	for _, t := range types {
+		api.Refuse(t, apierrors.NewServiceUnavailable("the apiserver is down"))
+	}
+	a := newAgent("node-a", printed)
+	s := run(a) // warm, from the checkpoint alone
+	defer func() { s.Stop(); s.Wait() }()
+	fmt.Println("in sync:", a.store.Status() == syncer.InSync)
+	// Output:
+	// policies of the pods on node-a:
+	//   shop/web-1: shop/allow-web
+	// policies of the pods on node-a:
+	//   shop/web-1: shop/allow-web
+	// in sync: false
 }

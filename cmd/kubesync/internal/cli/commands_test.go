@@ -57,6 +57,7 @@ var _ = Describe("kubesync rbac", func() {
 			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"list", "watch"}},
 			{APIGroups: []string{"crd.projectcalico.org"}, Resources: []string{"networkpolicies"},
 				Verbs: []string{"list", "watch"}},
+			watchersets.IdentityRule(),
 		}))
 	})
 })

@@ -28,5 +28,13 @@ func ExampleRun() {
 	//   verbs:
 	//   - list
 	//   - watch
+	// - apiGroups:
+	//   - ""
+	//   resourceNames:
+	//   - kube-system
+	//   resources:
+	//   - namespaces
+	//   verbs:
+	//   - get
 	// kubesync: unknown watcher set "storage" (known sets: dataplane, policy, routing, services)
 }

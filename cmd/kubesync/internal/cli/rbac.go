@@ -13,7 +13,8 @@ func newRBAC(e *env) *cobra.Command {
 		Use:   "rbac SET",
 		Short: "Print the least-privileged ClusterRole that a watcher set needs",
 		Long: `Print, as YAML, a ClusterRole that grants exactly list and watch on the
-resources of the set (or of the types chosen with --types).`,
+resources of the set (or of the types chosen with --types), and get on the
+namespace kube-system, whose UID names the cluster of a --state-dir checkpoint.`,
 		Example: "  kubesync rbac policy | kubectl apply -f -",
 		Args:    oneSet,
 		RunE: runE(func(_ *cobra.Command, args []string) error {
