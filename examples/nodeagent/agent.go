@@ -68,28 +68,86 @@ func (a *agent) OnResumed(syncer.Resumed) {
 // Calico's order then name.
 func (a *agent) print() {
 	var b strings.Builder
-	var policies []policy
-	for _, kind := range []string{resources.GlobalNetworkPolicies.Kind, resources.CalicoNetworkPolicies.Kind} {
-		for _, kv := range a.store.List(kind) {
-			policies = append(policies, kv.Value.(policy))
-		}
+	global, err := snapshot.List[policy](a.store, resources.GlobalNetworkPolicies.Kind)
+	if err == nil {
+		err = a.printPods(&b, global)
 	}
-	slices.SortFunc(policies, func(x, y policy) int {
-		return cmp.Or(cmp.Compare(x.order, y.order), strings.Compare(x.String(), y.String()))
-	})
-	for _, kv := range a.store.List(resources.Pods.Kind) {
-		p := kv.Value.(pod)
-		var names []string
-		for _, pol := range policies {
-			if pol.selects(p) {
-				names = append(names, pol.String())
-			}
-		}
-		fmt.Fprintf(&b, "  %s/%s: %s\n", p.namespace, p.name, strings.Join(names, ", "))
+	if err != nil {
+		fmt.Fprintln(a.out, "nodeagent:", err)
+		return
 	}
 	if b.String() == a.last {
 		return
 	}
 	a.last = b.String()
 	fmt.Fprintf(a.out, "policies of the pods on %s:\n%s", a.node, b.String())
+}
+
+// printPods writes a line for each local pod: the global policies and those of
+// its namespace that select it.
+func (a *agent) printPods(b *strings.Builder, global []policy) error {
+	pods, err := snapshot.List[pod](a.store, resources.Pods.Kind)
+	if err != nil {
+		return err
+	}
+	for _, p := range pods {
+		local, err := a.namespacePolicies(p.namespace)
+		if err != nil {
+			return err
+		}
+		policies := append(slices.Clone(global), local...)
+		slices.SortFunc(policies, func(x, y policy) int {
+			return cmp.Or(cmp.Compare(x.order, y.order), strings.Compare(x.String(), y.String()))
+		})
+		var names []string
+		for _, pol := range policies {
+			if pol.selects(p) {
+				names = append(names, pol.String())
+			}
+		}
+		if names == nil {
+			names = []string{"none"}
+		}
+		fmt.Fprintf(b, "  %s/%s: %s\n", p.namespace, p.name, strings.Join(names, ", "))
+	}
+	return nil
+}
+
+// namespacePolicies returns the namespaced policies of ns. The Store's namespace
+// index answers it from the policies of ns alone: a pod costs the policies that
+// may apply to it, not a scan of every policy of the cluster.
+func (a *agent) namespacePolicies(ns string) ([]policy, error) {
+	return snapshot.ByIndex[policy](a.store, resources.CalicoNetworkPolicies.Kind, snapshot.NamespaceIndex, ns)
+}
+
+// required names the types the agent cannot do without. Without its policies a
+// policy agent would program its pods open, so it names both kinds required
+// (syncer.WithRequired): while one cannot be read, the syncer stays out of InSync
+// and the agent programs nothing new.
+func (a *agent) required() []string {
+	return []string{resources.GlobalNetworkPolicies.Name, resources.CalicoNetworkPolicies.Name}
+}
+
+// OnSyncFailed implements syncer.SyncFailureHandler: a type the agent cannot read,
+// reported once per episode.
+func (a *agent) OnSyncFailed(typeName string, err error) {
+	fmt.Fprintf(a.out, "cannot sync %s: %s\n", typeName, syncer.FailureOf(err))
+}
+
+// OnSyncRecovered implements syncer.SyncRecoveryHandler.
+func (a *agent) OnSyncRecovered(typeName string) {
+	fmt.Fprintf(a.out, "%s syncs again\n", typeName)
+}
+
+// notReady is what a readiness probe of the agent reports from
+// Syncer.TypeStatus: each required type that is not in sync, and why. The agent
+// is ready when it is empty.
+func notReady(types []syncer.TypeStatus) []string {
+	var out []string
+	for _, t := range types {
+		if t.Required && (t.Status != syncer.InSync || t.Failure != syncer.NoFailure) {
+			out = append(out, fmt.Sprintf("%s is %s (%s)", t.Name, t.Phase, t.Failure))
+		}
+	}
+	return out
 }

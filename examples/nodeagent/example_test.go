@@ -28,8 +28,12 @@ type lines chan string
 func (l lines) Write(p []byte) (int, error) { l <- string(p); return len(p), nil }
 
 func localPod(ns, name string, labels map[string]string) *corev1.Pod {
+	return podOn("node-a", ns, name, labels)
+}
+
+func podOn(node, ns, name string, labels map[string]string) *corev1.Pod {
 	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: labels},
-		Spec: corev1.PodSpec{NodeName: "node-a"}}
+		Spec: corev1.PodSpec{NodeName: node}}
 }
 
 func calicoPolicy(t resources.Type, ns, name string, order int64, selector string) *unstructured.Unstructured {
@@ -41,8 +45,8 @@ func calicoPolicy(t resources.Type, ns, name string, order int64, selector strin
 	return u
 }
 
-// The agent on a fake API. The fake does not evaluate field selectors, so it holds
-// only the pods a real apiserver would send to node-a.
+// The agent on a fake API. The fake evaluates the field selector as an apiserver
+// does, so the pod of node-b never reaches the agent of node-a.
 func Example() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -54,6 +58,7 @@ func Example() {
 	api := syncertest.NewAPI(types...)
 	api.Put(pods, localPod("shop", "web-1", map[string]string{"app": "web"}))
 	api.Put(pods, localPod("shop", "db-1", map[string]string{"app": "db"}))
+	api.Put(pods, podOn("node-b", "shop", "web-2", map[string]string{"app": "web"}))
 	api.Put(global, calicoPolicy(global, "", "default-deny", 1000, "all()"))
 	api.Put(namespaced, calicoPolicy(namespaced, "shop", "allow-web", 10, "app == 'web'"))
 	api.Put(namespaced, calicoPolicy(namespaced, "other", "allow-web", 10, "app == 'web'"))

@@ -32,7 +32,7 @@ func main() {
 	defer stop()
 
 	a := newAgent(*node, os.Stdout)
-	var opts []syncer.Option
+	opts := []syncer.Option{syncer.WithRequired(a.required()...)}
 	if *stateDir != "" {
 		cp, err := checkpoint.New(filepath.Join(*stateDir, "nodeagent.checkpoint"))
 		if err != nil {

@@ -71,12 +71,10 @@ func convertPolicy(t resources.Type) resources.ConvertFunc {
 	}
 }
 
-// selects reports whether the policy applies to p: a namespaced policy only to
-// pods of its namespace, and only if its selector matches p's labels.
+// selects reports whether the policy's selector matches p's labels. That a
+// namespaced policy applies only to the pods of its namespace is the lookup's to
+// ensure (agent.namespacePolicies).
 func (pol policy) selects(p pod) bool {
-	if pol.namespace != "" && pol.namespace != p.namespace {
-		return false
-	}
 	return matches(pol.selector, p.labels)
 }
 
