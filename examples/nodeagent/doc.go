@@ -5,8 +5,15 @@
 // The pattern is the one of a real agent: a field selector asks the apiserver for
 // this node's pods only; conversions keep only what the calculation needs; the
 // Store holds the values; the calculation runs on the Store after each batch, once
-// the syncer is in sync. The calculation itself is a toy: it understands the Calico
-// selectors all() and key == 'value' joined by &&.
+// the syncer is in sync, and finds the policies of a pod's namespace with the
+// Store's namespace index (snapshot.ByIndex) rather than a scan of every policy.
+// The calculation itself is a toy: it understands the Calico selectors all() and
+// key == 'value' joined by &&.
+//
+// A policy agent fails closed: both policy types are required
+// (syncer.WithRequired), so while one of them cannot be read the syncer stays out
+// of InSync and the agent programs nothing new; it reports the type
+// (OnSyncFailed), and its readiness probe reads Syncer.TypeStatus.
 //
 //	go run ./examples/nodeagent --node node-a --kubeconfig ~/.kube/config --state-dir /var/lib/nodeagent
 //
@@ -14,5 +21,8 @@
 // OnResumed (syncer.ResumeHandler) the persisted snapshot is whole, and the agent
 // programs from it at once, before InSync and even while the apiserver is down.
 //
-// The example's test runs it on kubesync's syncertest fake API.
+// The example's tests run it on kubesync's syncertest fake API: in sync and on
+// changes; with a forbidden policy type; restarted from a checkpoint after the
+// cluster changed while it was down; and stopped from the goroutine of its
+// dataplane, which a callback waits on.
 package main
