@@ -139,13 +139,13 @@ func (a *agent) OnSyncRecovered(typeName string) {
 	fmt.Fprintf(a.out, "%s syncs again\n", typeName)
 }
 
-// notReady is what a readiness probe of the agent reports from
-// Syncer.TypeStatus: each required type that is not in sync, and why. The agent
-// is ready when it is empty.
+// notReady is what the agent's readiness probe reports from Syncer.TypeStatus:
+// each type that is not in sync, and each required type that fails even after
+// the sync, and why. The agent is ready when it is empty.
 func notReady(types []syncer.TypeStatus) []string {
 	var out []string
 	for _, t := range types {
-		if t.Required && (t.Status != syncer.InSync || t.Failure != syncer.NoFailure) {
+		if t.Status != syncer.InSync || t.Required && t.Failure != syncer.NoFailure {
 			out = append(out, fmt.Sprintf("%s is %s (%s)", t.Name, t.Phase, t.Failure))
 		}
 	}

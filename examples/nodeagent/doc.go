@@ -13,9 +13,10 @@
 // A policy agent fails closed: both policy types are required
 // (syncer.WithRequired), so while one of them cannot be read the syncer stays out
 // of InSync and the agent programs nothing new; it reports the type
-// (OnSyncFailed), and its readiness probe reads Syncer.TypeStatus.
+// (OnSyncFailed), and its readiness probe (/readyz, with --probe-addr) reads
+// Syncer.TypeStatus.
 //
-//	go run ./examples/nodeagent --node node-a --kubeconfig ~/.kube/config --state-dir /var/lib/nodeagent
+//	go run ./examples/nodeagent --node node-a --kubeconfig ~/.kube/config --state-dir /var/lib/nodeagent --probe-addr :8080
 //
 // With --state-dir the agent keeps a checkpoint, and a restart starts warm: at
 // OnResumed (syncer.ResumeHandler) the persisted snapshot is whole, and the agent

@@ -4,9 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -18,6 +21,7 @@ func main() {
 	node := flag.String("node", "", "the name of this node (required)")
 	kubeconfig := flag.String("kubeconfig", os.Getenv("KUBECONFIG"), "path to a kubeconfig")
 	stateDir := flag.String("state-dir", "", "keep a checkpoint here and start warm from it")
+	probe := flag.String("probe-addr", "", "serve the readiness probe /readyz here, e.g. :8080")
 	flag.Parse()
 	if *node == "" {
 		fmt.Fprintln(os.Stderr, "nodeagent: --node is required")
@@ -46,8 +50,28 @@ func main() {
 		fmt.Fprintln(os.Stderr, "nodeagent:", err)
 		os.Exit(1)
 	}
+	if *probe != "" {
+		go serveReadiness(*probe, s)
+	}
 	if err := s.Run(ctx); err != nil { // until SIGINT
 		fmt.Fprintln(os.Stderr, "nodeagent:", err)
 		os.Exit(1)
+	}
+}
+
+// serveReadiness answers /readyz from the syncer's TypeStatus: 503 with the types
+// that keep the agent from being ready (notReady), 200 once there is none.
+func serveReadiness(addr string, s *syncer.Syncer) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if why := notReady(s.TypeStatus()); len(why) > 0 {
+			http.Error(w, strings.Join(why, "\n"), http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	if err := srv.ListenAndServe(); err != nil {
+		fmt.Fprintln(os.Stderr, "nodeagent: readiness probe:", err)
 	}
 }
