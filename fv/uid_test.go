@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubesync/kubesync/fv/consistency"
+	"github.com/kubesync/kubesync/fv/env"
 	"github.com/kubesync/kubesync/fv/harness"
 	"github.com/kubesync/kubesync/internal/controlplane"
 	"github.com/kubesync/kubesync/resources"
@@ -26,7 +27,7 @@ var _ = Describe("UIDs of a relist's sweep", Ordered, func() {
 	var c *cluster
 	BeforeAll(func(ctx SpecContext) {
 		c = startCluster(controlplane.WithWatchCache(false)) // compaction answers 410 at once
-		c.create(ctx, t, "", seq("set", 10)...)
+		c.Create(ctx, t, "", env.Seq("set", 10)...)
 	})
 
 	It("reports each object deleted during a 410 with its UID", func(ctx SpecContext) {
@@ -34,13 +35,13 @@ var _ = Describe("UIDs of a relist's sweep", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(p.Close)
 		m, rec, obs := recording(p.Config(), []resources.Type{t})
-		inSync(m)
+		env.InSync(m)
 		Eventually(func() int { return p.OpenStreams(t.GVR.Group, t.GVR.Resource) }).Should(Equal(1))
 
 		victims := []string{"set-0001", "set-0004", "set-0007"}
 		uids := map[resources.Key]types.UID{}
 		for _, name := range victims {
-			o, err := c.resource(t, "").Get(ctx, name, metav1.GetOptions{})
+			o, err := c.Resource(t, "").Get(ctx, name, metav1.GetOptions{})
 			Expect(err).NotTo(HaveOccurred())
 			uids[t.KeyFor("", name)] = o.GetUID()
 		}
@@ -48,21 +49,21 @@ var _ = Describe("UIDs of a relist's sweep", Ordered, func() {
 		// the relist that the compaction forces.
 		p.Refuse(t.GVR.Group, t.GVR.Resource)
 		Expect(p.Cut(t.GVR.Group, t.GVR.Resource)).To(Equal(1))
-		c.remove(ctx, t, "", victims...)
+		c.Remove(ctx, t, "", victims...)
 		_, err = c.Compact(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		p.Allow(t.GVR.Group, t.GVR.Resource)
 
-		Eventually(func() int { return obs.reasons(t.Name)["expired"] }).Should(BeNumerically(">=", 1))
+		Eventually(func() int { return obs.Reasons(t.Name)["expired"] }).Should(BeNumerically(">=", 1))
 		Eventually(func() map[resources.Key]types.UID { return deletedUIDs(rec) }).Should(Equal(uids))
-		consistent(ctx, c.Config(), m, []resources.Type{t})
+		env.Consistent(ctx, c.Config(), m, []resources.Type{t})
 	})
 })
 
 // recording starts a syncer whose updates reach a Mirror and a Recorder, stopped
 // when the spec ends.
-func recording(cfg *rest.Config, ts []resources.Type) (*consistency.Mirror, *syncertest.Recorder, *observer) {
-	m, rec, obs := consistency.NewMirror(), syncertest.NewRecorder(), newObserver()
+func recording(cfg *rest.Config, ts []resources.Type) (*consistency.Mirror, *syncertest.Recorder, *env.Observer) {
+	m, rec, obs := consistency.NewMirror(), syncertest.NewRecorder(), env.NewObserver()
 	log := logrus.New()
 	log.SetOutput(GinkgoWriter)
 	s, err := syncer.New(cfg, ts, syncer.Tee(m, rec), syncer.WithLogger(log), syncer.WithObserver(obs))
