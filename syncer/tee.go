@@ -4,7 +4,8 @@ import "slices"
 
 // Tee returns Callbacks that hand every call to each consumer in turn, in the
 // order given: OnUpdates and OnStatusUpdated to all of them, and each optional
-// callback (ParseFailureHandler, SyncFailureHandler, SyncRecoveryHandler) to
+// callback (ParseFailureHandler, SyncFailureHandler, SyncRecoveryHandler,
+// ResumeHandler) to
 // those that implement it. So an agent can keep a snapshot.Store and act on the
 // same stream without forwarding every optional method by hand.
 //
@@ -29,6 +30,7 @@ var (
 	_ ParseFailureHandler = (*tee)(nil)
 	_ SyncFailureHandler  = (*tee)(nil)
 	_ SyncRecoveryHandler = (*tee)(nil)
+	_ ResumeHandler       = (*tee)(nil)
 )
 
 func (t *tee) OnStatusUpdated(status SyncStatus) {
@@ -67,6 +69,14 @@ func (t *tee) OnSyncRecovered(typeName string) {
 	for _, c := range t.all {
 		if h, ok := c.(SyncRecoveryHandler); ok {
 			h.OnSyncRecovered(typeName)
+		}
+	}
+}
+
+func (t *tee) OnResumed(r Resumed) {
+	for _, c := range t.all {
+		if h, ok := c.(ResumeHandler); ok {
+			h.OnResumed(r)
 		}
 	}
 }

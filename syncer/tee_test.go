@@ -43,6 +43,15 @@ var _ = Describe("Tee", func() {
 		Expect(*p).To(Equal(plain{updates: 1, statuses: 2}), "only what it implements")
 	})
 
+	It("hands OnResumed to the consumers that implement it", func() {
+		var got []syncer.Resumed
+		r := resumedFunc(func(s syncer.Resumed) { got = append(got, s) })
+		t := syncer.Tee(&plain{}, r, r)
+		at := syncer.Resumed{Revisions: map[string]string{"nodes": "12"}, Updates: 3}
+		t.(syncer.ResumeHandler).OnResumed(at)
+		Expect(got).To(Equal([]syncer.Resumed{at, at}))
+	})
+
 	It("gives each consumer a slice of its own", func() {
 		var got [][]syncer.Update
 		keep := func(ups []syncer.Update) { got = append(got, ups) }
@@ -55,6 +64,13 @@ var _ = Describe("Tee", func() {
 })
 
 type updatesFunc func([]syncer.Update)
+
+// resumedFunc is a consumer that hears only OnResumed.
+type resumedFunc func(syncer.Resumed)
+
+func (resumedFunc) OnUpdates([]syncer.Update)         {}
+func (resumedFunc) OnStatusUpdated(syncer.SyncStatus) {}
+func (f resumedFunc) OnResumed(r syncer.Resumed)      { f(r) }
 
 func (f updatesFunc) OnUpdates(ups []syncer.Update)     { f(ups) }
 func (f updatesFunc) OnStatusUpdated(syncer.SyncStatus) {}
