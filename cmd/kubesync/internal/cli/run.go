@@ -53,19 +53,10 @@ func runWatch(ctx context.Context, e *env, p watchPlan) error {
 		}
 		return err
 	}
-	if local != nil {
-		defer func() {
-			if err := local.stop(); err != nil {
-				console.Printf("kubesync: stopping the local control plane: %v", err)
-			}
-		}()
-		if p.demoChanges > 0 {
-			stopDemo, err := startDemo(ctx, local.config, p, console)
-			if err != nil {
-				return err
-			}
-			defer stopDemo()
-		}
+	stopLocal, err := p.runLocal(ctx, local, console)
+	defer stopLocal()
+	if err != nil {
+		return err
 	}
 	restCfg = rest.CopyConfig(restCfg)
 	restCfg.UserAgent = "kubesync/" + e.version
@@ -96,6 +87,27 @@ func runWatch(ctx context.Context, e *env, p watchPlan) error {
 
 	return wait(ctx, waitFor{connectTimeout: p.connectTimeout, host: restCfg.Host, out: out, outClosed: e.outClosed,
 		inSync: cb.inSync, tracker: tracker, lastErr: lastErr, notes: notes})
+}
+
+// runLocal starts the demo writer on a local control plane, if asked, and returns
+// what stops both when the watch ends; without a local control plane, nothing.
+func (p watchPlan) runLocal(ctx context.Context, local *localCluster, console *progress.Console) (func(), error) {
+	if local == nil {
+		return func() {}, nil
+	}
+	stopPlane := func() {
+		if err := local.stop(); err != nil {
+			console.Printf("kubesync: stopping the local control plane: %v", err)
+		}
+	}
+	if p.demoChanges <= 0 {
+		return stopPlane, nil
+	}
+	stopDemo, err := startDemo(ctx, local.config, p, console)
+	if err != nil {
+		return stopPlane, err
+	}
+	return func() { stopDemo(); stopPlane() }, nil
 }
 
 // waitFor is what wait watches.
