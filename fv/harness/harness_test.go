@@ -140,7 +140,9 @@ var _ = Describe("ControlPlane", func() {
 			}
 		}
 	})
+})
 
+var _ = Describe("ControlPlane", func() {
 	It("installs the CRDs given to Start", func(ctx SpecContext) {
 		dyn, err := dynamic.NewForConfig(cp.Config())
 		Expect(err).NotTo(HaveOccurred())
@@ -208,7 +210,9 @@ var _ = Describe("ControlPlane", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(cms.Items).To(BeEmpty())
 	})
+})
 
+var _ = Describe("ControlPlane", func() {
 	It("restarts the apiserver, keeping Config and the proxy usable", func(ctx SpecContext) {
 		direct := clientsetFor(cp.Config())
 		proxied := clientsetFor(proxy.Config())
@@ -320,7 +324,9 @@ var _ = Describe("Proxy", func() {
 		Expect(err).NotTo(HaveOccurred())
 		w.Stop()
 	})
+})
 
+var _ = Describe("Proxy", func() {
 	It("blackholes all traffic until turned off", func(ctx SpecContext) {
 		cs := clientsetFor(proxy.Config())
 		ns := newNamespace(ctx)
@@ -398,7 +404,9 @@ var _ = Describe("Proxy", func() {
 		Eventually(func() int { return proxy.OpenStreams("", "configmaps") }).WithContext(ctx).Should(Equal(1),
 			"the client's close ends the stalled stream")
 	})
+})
 
+var _ = Describe("Proxy", func() {
 	It("stalls everything, discovery included, until turned off", func(ctx SpecContext) {
 		cs := clientsetFor(proxy.Config())
 		ns := newNamespace(ctx)
