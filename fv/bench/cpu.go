@@ -3,11 +3,12 @@ package bench
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kubesync/kubesync/fv/orchestrate"
 )
 
 // Sample is one reading of a contender's resident set and CPU time, taken every
@@ -101,54 +102,18 @@ func (s *sampler) stop() []Sample {
 }
 
 // ProcCPU returns the user plus system CPU seconds of process pid, from
-// /proc/PID/stat (in clock ticks of 1/100 s).
+// /proc/PID/stat.
 func ProcCPU(pid int) (float64, error) {
-	_, cpu, err := procStat(fmt.Sprintf("/proc/%d/stat", pid))
-	return cpu, err
-}
-
-// procStat returns the command name and the CPU seconds of a /proc/PID/stat.
-func procStat(path string) (comm string, cpu float64, err error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", 0, err
-	}
-	s := string(b)
-	open, closing := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-	if open < 0 || closing < open {
-		return "", 0, fmt.Errorf("%s: malformed", path)
-	}
-	f := strings.Fields(s[closing+1:]) // from field 3; utime is 14, stime 15
-	if len(f) < 13 {
-		return "", 0, fmt.Errorf("%s: %d fields", path, len(f))
-	}
-	ut, err1 := strconv.ParseUint(f[11], 10, 64)
-	st, err2 := strconv.ParseUint(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return "", 0, fmt.Errorf("%s: bad utime or stime", path)
-	}
-	return s[open+1 : closing], float64(ut+st) / 100, nil
+	_, _, cpu, err := orchestrate.ReadStat(fmt.Sprintf("/proc/%d/stat", pid))
+	return cpu.Seconds(), err
 }
 
 // findProcess returns the pid of the one process whose command name is comm and
 // whose parent is this process (the control plane's kube-apiserver), or 0.
 func findProcess(comm string) int {
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	self := strconv.Itoa(os.Getpid())
-	for _, path := range stats {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		open, closing := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if open < 0 || closing < open || s[open+1:closing] != comm {
-			continue
-		}
-		if f := strings.Fields(s[closing+1:]); len(f) > 1 && f[1] == self {
-			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(path)))
-			return pid
-		}
+	pid, err := orchestrate.FindChild(comm)
+	if err != nil {
+		return 0
 	}
-	return 0
+	return pid
 }

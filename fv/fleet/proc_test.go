@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"os"
 	"testing"
+
+	"github.com/kubesync/kubesync/fv/orchestrate"
 )
 
 func TestReadStatOfSelf(t *testing.T) {
-	comm, ppid, cpu, err := readStat(fmt.Sprintf("/proc/%d/stat", os.Getpid()))
+	comm, ppid, cpu, err := orchestrate.ReadStat(fmt.Sprintf("/proc/%d/stat", os.Getpid()))
 	if err != nil {
 		t.Fatal(err)
 	}
