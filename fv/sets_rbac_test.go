@@ -6,6 +6,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubesync/kubesync/fv/env"
 	"github.com/kubesync/kubesync/resources"
@@ -30,6 +32,26 @@ var _ = Describe("Least-privilege RBAC of the watcher sets", Ordered, func() {
 			env.InSync(m)
 			Expect(m.SyncFailures()).To(BeEmpty())
 			env.Consistent(ctx, c.Config(), m, set.Types)
+		})
+	}
+
+	// The checkpoint keeps a file per cluster, known by the kube-system namespace's
+	// UID: the syncer reads it at every warm start, with the set's own user.
+	for _, set := range watchersets.Sets() {
+		It("lets a user bound only to the ClusterRole of "+set.Name+" read the cluster identity, and no other namespace", func(ctx SpecContext) {
+			cfg, err := c.AddUserWithRole(ctx, "identity-"+set.Name, set.ClusterRole("kubesync-identity-"+set.Name))
+			Expect(err).NotTo(HaveOccurred())
+			user, err := kubernetes.NewForConfig(cfg)
+			Expect(err).NotTo(HaveOccurred())
+			admin, err := kubernetes.NewForConfig(c.Config())
+			Expect(err).NotTo(HaveOccurred())
+			want, err := admin.CoreV1().Namespaces().Get(ctx, metav1.NamespaceSystem, metav1.GetOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			got, err := user.CoreV1().Namespaces().Get(ctx, metav1.NamespaceSystem, metav1.GetOptions{})
+			Expect(err).NotTo(HaveOccurred(), "the read the checkpoint makes")
+			Expect(got.UID).To(Equal(want.UID))
+			_, err = user.CoreV1().Namespaces().Get(ctx, metav1.NamespaceDefault, metav1.GetOptions{})
+			Expect(apierrors.IsForbidden(err)).To(BeTrue(), "get on kube-system only: %v", err)
 		})
 	}
 
