@@ -63,7 +63,7 @@ func Take() Census {
 	for i, g := range strings.Split(string(buf), "\n\n") {
 		switch {
 		case strings.Contains(g, "watch.(*StreamWatcher).receive"),
-			strings.Contains(g, "syncer.(*rawWatch).receive"):
+			strings.Contains(g, "kubesync/internal/wire.(*rawWatch).receive"):
 			c.Streams++
 		case strings.Contains(g, "github.com/kubesync/kubesync/syncer."):
 			c.Syncer++
