@@ -112,11 +112,13 @@ type retry struct {
 	listWatchFailed bool
 }
 
-// observation is what the observer was last told of a type, if told is set.
+// observation is what the observer was last told of a type, if told is set, and
+// what TypeStatus was last given (without its error).
 type observation struct {
-	told    bool
-	objects int
-	status  SyncStatus
+	told      bool
+	objects   int
+	status    SyncStatus
+	published TypeStatus
 }
 
 // generation is the type's current watcher goroutine: its number, which the

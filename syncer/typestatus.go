@@ -33,10 +33,15 @@ func (s *Syncer) TypeStatus() []TypeStatus {
 	return slices.Clone(s.statuses)
 }
 
-// publish updates the copy of ts's status that TypeStatus returns.
+// publish updates the copy of ts's status that TypeStatus returns, when it
+// changed: it runs after every event, and most events change none of it.
 func (s *Syncer) publish(ts *typeState) {
 	st := TypeStatus{Name: ts.t.Name, Kind: ts.t.Kind, Required: ts.required(), Phase: ts.phase.String(),
 		Status: ts.status(), Failure: ts.failure, Objects: ts.ledger.len()}
+	if st == ts.observed.published {
+		return
+	}
+	ts.observed.published = st
 	s.statusMu.Lock()
 	defer s.statusMu.Unlock()
 	if st.Failure != NoFailure {
