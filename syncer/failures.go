@@ -70,15 +70,17 @@ func (s *Syncer) onBehind(ts *typeState, ev event, log logrus.FieldLogger) time.
 
 // onMissing: the type is not served (a CRD that is absent). It counts as synced and
 // empty: what it had is reported Deleted, and it lists again until it is served.
+// A required type fails closed instead: it keeps what it had (its ledger, a
+// relist's held changes), so that when its API comes back its list is diffed
+// against that, as one batch.
 func (s *Syncer) onMissing(ts *typeState, ev event, log logrus.FieldLogger) time.Duration {
-	if ts.required() {
-		return s.onRequiredMissing(ts, ev, log)
-	}
 	s.syncFailed(ts, Missing, ev.err, log)
 	ts.pending = ListReappeared
-	s.noteCleared(ts)
-	ts.ledger.clear(func(f forgotten) { s.emitGone(ts, f) })
-	s.flushHeld(ts)
+	if !ts.required() {
+		s.noteCleared(ts)
+		ts.ledger.clear(func(f forgotten) { s.emitGone(ts, f) })
+		s.flushHeld(ts)
+	}
 	ts.setPhase(missing)
 	return ts.nextDelay(ev.healthy)
 }

@@ -1,11 +1,6 @@
 package syncer
 
-import (
-	"fmt"
-	"time"
-
-	"github.com/sirupsen/logrus"
-)
+import "fmt"
 
 // WithRequired names the types the consumer cannot do without (by Name or Kind, as
 // TypeOf takes them); by default none is. A required type that is forbidden,
@@ -39,14 +34,4 @@ func (ts *typeState) required() bool { return ts.cfg.required[ts.t.Name] }
 // a type that is not required counts as synced.
 func (ts *typeState) failsClosed() bool {
 	return ts.required() && (ts.phase == refused || ts.phase == missing)
-}
-
-// onRequiredMissing: a required type is not served. Unlike a type that is not
-// required, it keeps what it had (its ledger, a relist's held changes): when its
-// API comes back, its list is diffed against that, as one batch.
-func (s *Syncer) onRequiredMissing(ts *typeState, ev event, log logrus.FieldLogger) time.Duration {
-	s.syncFailed(ts, Missing, ev.err, log)
-	ts.pending = ListReappeared
-	ts.setPhase(missing)
-	return ts.nextDelay(ev.healthy)
 }
