@@ -10,7 +10,7 @@ SET      ?= dataplane
 # The folder holding etcd and kube-apiserver; build.sh builds them on first use.
 ASSETS = $$(tools/controlplane/build.sh)
 
-.PHONY: build test lint controlplane unit fv soak chaos bench run
+.PHONY: build test test-unit test-cp test-pkgs lint controlplane unit fv soak chaos bench run
 
 build:
 	$(GO) build ./...
@@ -26,7 +26,7 @@ controlplane:
 
 # Unit specs only: no control plane needed.
 unit:
-	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /fv)
+	$(GO) test -race -count=1 $(UNITPKGS)
 
 # The fv specs are split into packages (fv, fv/soak, fv/liveness, fv/chaosspec,
 # fv/fleet, fv/harness, fv/ha), each with its own control plane, and most of their time
@@ -34,7 +34,26 @@ unit:
 # those waits overlap each other and the compiles.
 TESTP ?= 4
 
-test: lint controlplane
+# The packages whose specs start a control plane (their tests link
+# internal/controlplane); every other package is a unit package.
+CPPKGS = ./cmd/... ./fv/... ./internal/controlplane/...
+UNITPKGS = $$($(GO) list ./... | grep -v -e /cmd/ -e /fv -e /internal/controlplane)
+
+# `make test` runs two steps at a time, whatever -j it is given: the control plane's
+# build (minutes of compiling kube-apiserver, much of it one core's link or a
+# download) overlaps lint and then the unit specs, which need no control plane.
+# The fv specs start after both, so that no spec runs beside another batch of
+# specs. PKGS narrows the run as before; then every spec waits for the control plane.
+test:
+	@$(MAKE) --no-print-directory -j2 $(if $(filter ./...,$(PKGS)),test-unit test-cp,test-pkgs)
+
+test-unit: lint
+	$(GO) test -race -count=1 -p $(TESTP) -timeout 60m $(UNITPKGS)
+
+test-cp: lint controlplane test-unit
+	KUBEBUILDER_ASSETS=$(ASSETS) $(GO) test -race -count=1 -p $(TESTP) -timeout 60m $(CPPKGS)
+
+test-pkgs: lint controlplane
 	KUBEBUILDER_ASSETS=$(ASSETS) $(GO) test -race -count=1 -p $(TESTP) -timeout 60m $(PKGS)
 
 fv: controlplane
