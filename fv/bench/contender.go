@@ -33,23 +33,27 @@ const (
 	KubesyncNoStore = "kubesync-nostore" // (a)
 	KubesyncPaged   = "kubesync-paged"   // (a-paged)
 	KubesyncStore   = "kubesync-store"   // (b)
-	Informer        = "informer"         // (c)
-	InformerStrip   = "informer-strip"   // (d)
-	PagedList       = "paged-list"       // (e)
-	Baseline        = "baseline"         // (f)
+	// KubesyncStoreIndex is (b) with a label index (b-index); it runs on the
+	// configmaps workload only (contenderWorkloads).
+	KubesyncStoreIndex = "kubesync-store-index"
+	Informer           = "informer"       // (c)
+	InformerStrip      = "informer-strip" // (d)
+	PagedList          = "paged-list"     // (e)
+	Baseline           = "baseline"       // (f)
 )
 
 // Contenders lists every contender, in run order.
-var Contenders = []string{KubesyncNoStore, KubesyncPaged, KubesyncStore, Informer, InformerStrip, PagedList, Baseline}
+var Contenders = []string{KubesyncNoStore, KubesyncPaged, KubesyncStore, KubesyncStoreIndex, Informer, InformerStrip, PagedList, Baseline}
 
 var contenderLabels = map[string]string{
-	KubesyncNoStore: "(a) kubesync, no store (lazy values)",
-	KubesyncPaged:   "(a-paged) kubesync, no store, paged (lazy values)",
-	KubesyncStore:   "(b) kubesync + snapshot.Store (lazy values)",
-	Informer:        "(c) client-go informer",
-	InformerStrip:   "(d) informer, managed fields stripped",
-	PagedList:       "(e) paged list, pages dropped",
-	Baseline:        "(f) clientset only (baseline)",
+	KubesyncNoStore:    "(a) kubesync, no store (lazy values)",
+	KubesyncPaged:      "(a-paged) kubesync, no store, paged (lazy values)",
+	KubesyncStore:      "(b) kubesync + snapshot.Store (lazy values)",
+	KubesyncStoreIndex: "(b-index) kubesync + snapshot.Store with a label index (snapshot.WithIndex)",
+	Informer:           "(c) client-go informer",
+	InformerStrip:      "(d) informer, managed fields stripped",
+	PagedList:          "(e) paged list, pages dropped",
+	Baseline:           "(f) clientset only (baseline)",
 }
 
 // pageSize is the page size of every paged list in the benchmark.
@@ -132,6 +136,7 @@ func initialSync(ctx context.Context, a ContenderArgs, c contender) (Message, er
 			return Message{}, err
 		}
 	}
+	heap0 := liveHeap()
 	syncCtx, cancel := context.WithTimeout(ctx, syncTimeout)
 	smp, read0 := startSampler(), bytesRead()
 	start, cpu0 := time.Now(), cpuSeconds()
@@ -157,7 +162,7 @@ func initialSync(ctx context.Context, a ContenderArgs, c contender) (Message, er
 		}
 	}
 	msg := Message{Type: "synced", Objects: n, SyncSeconds: took.Seconds(), Memory: mem, GOGC: gcPercent(),
-		SyncCPU: cpu, BytesRead: read, Samples: samples}
+		SyncCPU: cpu, BytesRead: read, Samples: samples, HeapBefore: heap0}
 	if f, ok := c.(*fanout); ok {
 		msg.Fanout = f.fanoutResult()
 	}
@@ -253,7 +258,7 @@ func newContender(kind string, wl *workload, cfg *rest.Config) (contender, error
 		return newFanout(kind, wl, cfg)
 	}
 	switch kind {
-	case KubesyncNoStore, KubesyncPaged, KubesyncStore, ExpNoStoreQueue1k, ExpStoreQueue1k, ExpStoreIntern, ExpNoStoreNoGzip:
+	case KubesyncNoStore, KubesyncPaged, KubesyncStore, KubesyncStoreIndex, ExpNoStoreQueue1k, ExpStoreQueue1k, ExpStoreIntern, ExpNoStoreNoGzip:
 		return newKubesync(kind, wl, cfg)
 	case Informer, InformerStrip, ExpInformerNoGzip:
 		return newInformer(kind == InformerStrip, wl, cfg)
@@ -442,6 +447,9 @@ func newKubesync(kind string, wl *workload, cfg *rest.Config) (*kubesync, error)
 	case KubesyncStore:
 		// The compact Store: values arrive lazy and are kept as their bytes.
 		cb.store = snapshot.NewStore()
+		opts = append(opts, syncer.WithLazyValues())
+	case KubesyncStoreIndex:
+		cb.store = snapshot.NewStore(labelIndexes(cb.kinds)...)
 		opts = append(opts, syncer.WithLazyValues())
 	case KubesyncPaged:
 		opts = append(opts, syncer.WithLazyValues(), syncer.WithInitialList(syncer.Paged))

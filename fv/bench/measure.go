@@ -34,6 +34,14 @@ func ReadMemory() (Memory, error) {
 	return Memory{PeakRSS: st["VmHWM"], RSS: st["VmRSS"], HeapInuse: ms.HeapInuse, HeapAlloc: ms.HeapAlloc}, nil
 }
 
+// liveHeap forces a GC and returns the bytes of live heap objects (HeapAlloc).
+func liveHeap() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
 // ResetPeakRSS resets VmHWM to the current RSS (Linux ≥ 4.0: "5" written to
 // /proc/self/clear_refs).
 func ResetPeakRSS() error {

@@ -183,6 +183,9 @@ func runContenders(ctx context.Context, o Options, loads []loaded, run func(load
 	for _, l := range loads {
 		for r := 1; r <= o.Runs; r++ {
 			for _, kind := range o.Contenders {
+				if !runsOn(kind, l.wl.name) {
+					continue
+				}
 				logf("%s run %d/%d: %s", l.wl.name, r, o.Runs, kind)
 				res, err := run(l, l.changed, kind, r)
 				if err != nil {

@@ -22,6 +22,9 @@ type Message struct {
 	// start of the sync to InSync; BytesRead what it read meanwhile (rchar).
 	SyncCPU   float64 `json:"sync_cpu,omitempty"`
 	BytesRead uint64  `json:"bytes_read,omitempty"`
+	// HeapBefore is the live heap (HeapAlloc after a GC) just before the sync
+	// started: Memory.HeapAlloc less it is what the sync left on the heap.
+	HeapBefore uint64 `json:"heap_before,omitempty"`
 	// Samples are the RSS and CPU readings of the phase, every 100 ms.
 	Samples []Sample `json:"samples,omitempty"`
 

@@ -3,6 +3,7 @@ package bench
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -58,13 +59,14 @@ func (r *Report) targetGridMarkdown(b *strings.Builder) {
 		verdicts[v.Target.Contender+"/"+string(v.Target.Metric)+"/"+v.Workload] = v
 	}
 	p("## Targets\n\n")
-	p("Each figure is a ratio of medians to (c), the informer, in this run; the limit follows it. Time to InSync is reported, not judged.\n\n")
+	p("Each figure is a ratio of medians to (c), the informer, in this run; the limit follows it. Time to InSync is reported, not judged.")
+	p(" The per-key rows are bytes of heap per object held, not ratios (see how the figures are taken).\n\n")
 	p("| metric |")
 	for _, w := range r.Workloads {
 		p(" %s |", w.Name)
 	}
 	p("\n|---|%s\n", strings.Repeat("---|", len(r.Workloads)))
-	for _, row := range gridRows {
+	for _, row := range slices.Concat(gridRows, footprintRows) {
 		p("| %s |", row.label)
 		for _, w := range r.Workloads {
 			var cells []string
@@ -74,6 +76,9 @@ func (r *Report) targetGridMarkdown(b *strings.Builder) {
 				}
 			}
 			cell := strings.Join(cells, " / ")
+			if len(cells) == 0 {
+				cell = "—"
+			}
 			if floor, ok := r.floorRatio(w.Name, row.metric); ok {
 				cell += fmt.Sprintf("; floor (e) %.2f×", floor)
 			}
@@ -87,6 +92,9 @@ func (r *Report) targetGridMarkdown(b *strings.Builder) {
 func gridCell(v Verdict) string {
 	if !v.Measured {
 		return "not measured"
+	}
+	if v.Target.PerKey {
+		return perKeyCell(v)
 	}
 	switch {
 	case v.Target.Max == 0:
