@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,9 +27,12 @@ type Meter struct {
 }
 
 // RequestKey is one kind of request: Verb is list, watch or watchlist (a watch
-// that streams the initial state first: sendInitialEvents=true).
+// that streams the initial state first: sendInitialEvents=true). Whole says a
+// list or watchlist sends the objects in full: not metadata only, and not
+// restricted to one name or one object.
 type RequestKey struct {
 	Verb, Group, Resource string
+	Whole                 bool
 }
 
 // NewMeter returns a Meter at zero.
@@ -83,11 +87,17 @@ func (m *Meter) countRequest(r *http.Request) {
 	if resource == "" || (verb != "list" && verb != "watch") {
 		return
 	}
-	if verb == "watch" && r.URL.Query().Get("sendInitialEvents") == "true" {
+	q := r.URL.Query()
+	if verb == "watch" && q.Get("sendInitialEvents") == "true" {
 		verb = "watchlist"
 	}
+	// A read of one name or of at most one object is a revision read (the warm
+	// start's fence), and a list that asks for metadata only sends no object
+	// whole.
+	narrow := strings.Contains(q.Get("fieldSelector"), "metadata.name=") || q.Get("limit") == "1" ||
+		strings.Contains(r.Header.Get("Accept"), "as=PartialObjectMetadataList")
 	m.mu.Lock()
-	m.requests[RequestKey{Verb: verb, Group: group, Resource: resource}]++
+	m.requests[RequestKey{Verb: verb, Group: group, Resource: resource, Whole: verb != "watch" && !narrow}]++
 	m.mu.Unlock()
 }
 

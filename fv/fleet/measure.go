@@ -98,8 +98,10 @@ type ResourceFigures struct {
 	// Bytes is the apiserver's count of what it sent for the resource: list
 	// responses and watch events, before compression and framing.
 	Bytes float64
-	// The same, counted on the agents' side.
-	AgentLists, AgentWatches, AgentWatchLists int
+	// The same, counted on the agents' side; AgentWhole are the lists and
+	// initial-state streams among them that sent the objects in full
+	// (RequestKey.Whole).
+	AgentLists, AgentWatches, AgentWatchLists, AgentWhole int
 }
 
 // Figures are what one run cost the apiserver.
@@ -188,6 +190,9 @@ func (p *probe) figures(name string, agents int, a, b sample, restarted bool) Fi
 		for k, v := range m.Requests {
 			if k.Group != g || k.Resource != r {
 				continue
+			}
+			if k.Whole {
+				rf.AgentWhole += v
 			}
 			switch k.Verb {
 			case "list":

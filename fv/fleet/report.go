@@ -26,6 +26,9 @@ type Report struct {
 	LoadAvgBefore string
 	LoadAvgAfter  string
 	Runs          []Figures
+	// HAConvergence is the fv HA spec's time from the last fault to convergence,
+	// in seconds, read from Options.HAReport; 0 when not given.
+	HAConvergence float64
 }
 
 // Run returns the figures of the named run.
@@ -123,6 +126,7 @@ func (r *Report) Markdown() string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	r.headerMarkdown(p)
+	r.fleetTargetsMarkdown(p)
 	r.targetsMarkdown(p)
 	r.totalsMarkdown(p)
 	r.perAgentMarkdown(p)
@@ -162,7 +166,7 @@ func (r *Report) headerMarkdown(p func(string, ...any)) {
 // targetsMarkdown writes the verdict of every target.
 func (r *Report) targetsMarkdown(p func(string, ...any)) {
 	o := r.Options
-	p("## Targets: warm rolling restart against cold\n\n")
+	p("### Warm rolling restart against cold\n\n")
 	p("| target | cold | warm | measured | result |\n|---|---:|---:|---:|---|\n")
 	for _, v := range r.Verdicts() {
 		t := v.Target

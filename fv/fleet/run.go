@@ -38,8 +38,12 @@ type Options struct {
 	// connected, and with no agents.
 	APIServerRestart bool
 	// InformerRestart also restarts the apiserver with the informer fleet
-	// connected (started again for it: as long as its cold start).
+	// connected (started again for it: as long as its cold start), so that the
+	// restart compares kubesync with informers in one run.
 	InformerRestart bool
+	// HAReport is a ginkgo JSON report of the fv HA spec whose time from the last
+	// fault to convergence the report shows beside the targets; "" shows none.
+	HAReport string
 	// CaughtUpTimeout bounds each wait for agents to catch up.
 	CaughtUpTimeout time.Duration
 	// Dir holds the checkpoints and the logs; a new temporary folder when empty.
@@ -53,7 +57,7 @@ func DefaultOptions() Options {
 	return Options{
 		Agents: 60, Wave: 6, Cluster: DefaultCluster(60), Workers: 16,
 		WriteInterval: time.Second, Idle: 20 * time.Second,
-		Informers: true, APIServerRestart: true, CaughtUpTimeout: 10 * time.Minute,
+		Informers: true, APIServerRestart: true, InformerRestart: true, CaughtUpTimeout: 10 * time.Minute,
 	}
 }
 
@@ -96,6 +100,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		o.Dir = dir
 	}
 	rep := &Report{Options: o, Machine: bench.ReadMachine(), Started: time.Now()}
+	var err error
+	if rep.HAConvergence, err = ReadHAConvergence(o.HAReport); err != nil {
+		return nil, err
+	}
 
 	agentLog, err := os.Create(filepath.Join(o.Dir, "agents.log"))
 	if err != nil {
