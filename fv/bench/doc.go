@@ -3,7 +3,10 @@
 // own process: CPU, peak RSS and Go heap after GC of the initial sync, time to
 // InSync, and the CPU, peak RSS and time of a relist triggered on the live
 // apiserver (through fv/harness's proxy, which expires the watches), with RSS and
-// CPU sampled every 100 ms for the charts.
+// CPU sampled every 100 ms for the charts. Per key, it reports what the syncer
+// keeps once in sync (the heap a count-only consumer's process grew by over the
+// sync: an upper bound on the ledger) and what a label index adds to a Store
+// (contender (b-index), on the ConfigMaps).
 //
 // The orchestrator (Run) starts the control plane, loads the workloads, then starts
 // the benchmark binary again once per contender and run (RunContender), one at a

@@ -5,7 +5,8 @@
 // its /metrics around each run. The runs: a cold start of an informer fleet and
 // of a kubesync fleet; a rolling restart of every agent, k at a time, cold (no
 // checkpoint) against warm (resumed from syncer.WithCheckpoint); and an apiserver
-// restart with the agents connected.
+// restart with each fleet connected, so that the report judges kubesync's cold
+// start and restart against the informer fleet's in one run.
 //
 // The agents are goroutines in one process, not processes: the apiserver's work
 // is per connection and per request, which separate transports reproduce
