@@ -6,10 +6,11 @@
 // A run (Run) has two flavours, the apiserver's watch cache off then on. Each
 // starts a control plane, a fault-injecting proxy (fv/harness) in front of it,
 // and a syncer that reaches the apiserver only through the proxy, as a user
-// with the dataplane set's least-privileged ClusterRole. A writer creates,
-// updates and deletes objects of every type at a fixed rate, straight to the
-// apiserver, while the Schedule's faults (see Kind) land at random times and
-// overlap. Then comes a quiet phase, and the checks:
+// with the dataplane set's least-privileged ClusterRole. A seeded writer
+// (fv/orchestrate's Writer) creates, updates and deletes objects of every type
+// at a fixed rate, straight to the apiserver, while the Schedule's faults (see
+// Kind) land at random times and overlap. Then comes a quiet phase, and the
+// checks:
 //   - the syncer is InSync, has one watch per type open, and its consumer
 //     equals a fresh list of every type (fv/consistency), with no anomaly;
 //   - every object the writer touched is held at its last revision, or absent

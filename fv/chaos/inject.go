@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubesync/kubesync/crds"
 	"github.com/kubesync/kubesync/fv/harness"
+	"github.com/kubesync/kubesync/fv/orchestrate"
 	"github.com/kubesync/kubesync/internal/controlplane"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
@@ -23,7 +24,7 @@ type target struct {
 	proxy    *harness.Proxy
 	syncer   *syncer.Syncer
 	consumer *consumer
-	writer   *writer
+	writer   *orchestrate.Writer
 	ledger   *ledger
 	api      *apiCounter
 	user     string
@@ -153,13 +154,13 @@ func (tg *target) flapCRD(ctx context.Context, t resources.Type) error {
 	if err != nil {
 		return err
 	}
-	unlock := tg.writer.lockType(t)
+	unlock := tg.writer.LockType(t)
 	defer unlock()
 	ctx = context.WithoutCancel(ctx) // the CRD comes back whatever happens
 	if err := retry(ctx, func(ctx context.Context) error { return tg.cp.DeleteCRD(ctx, crd.Name) }); err != nil {
 		return err
 	}
-	tg.writer.forgetType(t)
+	tg.writer.ForgetType(t)
 	return retry(ctx, func(ctx context.Context) error {
 		if err := tg.cp.InstallCRDs(ctx, crd); err != nil {
 			// A retry after a create that went through finds it there: wait for it.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubesync/kubesync/fv/orchestrate"
 	"github.com/kubesync/kubesync/syncer"
 )
 
@@ -26,7 +27,7 @@ type FlavourReport struct {
 	Faults map[Kind]int
 	// Writes is what the writer did; UpdatesSeen the updates the consumer got;
 	// ObjectsChecked the objects the writer touched, each checked at the end.
-	Writes         Writes
+	Writes         orchestrate.Writes
 	UpdatesSeen    int
 	ObjectsChecked int
 	Budgets        []TypeBudget

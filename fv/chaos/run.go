@@ -101,7 +101,7 @@ func runFlavour(ctx context.Context, cfg Config, watchCache bool, seed uint64, d
 		fmt.Fprintf(cfg.Log, "chaos [%s] %s\n", flavourName(watchCache), fmt.Sprintf(format, args...))
 	}
 	fr := &FlavourReport{WatchCache: watchCache, Faults: map[Kind]int{}}
-	tg, logs, stop, err := startFlavour(ctx, cfg, watchCache)
+	tg, logs, stop, err := startFlavour(ctx, cfg, watchCache, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -129,9 +129,9 @@ func runFlavour(ctx context.Context, cfg Config, watchCache bool, seed uint64, d
 }
 
 // startFlavour starts a control plane (watch cache on or off), the writer's
-// objects, and a syncer over every type through the proxy as a least-privileged
+// objects (its writes drawn from seed), and a syncer over every type through the proxy as a least-privileged
 // user. stop stops them.
-func startFlavour(ctx context.Context, cfg Config, watchCache bool) (tg *target, logs *footprint.LogCounter, stop func(), err error) {
+func startFlavour(ctx context.Context, cfg Config, watchCache bool, seed uint64) (tg *target, logs *footprint.LogCounter, stop func(), err error) {
 	types := resources.All()
 	var stops []func()
 	stopAll := func() {
@@ -165,8 +165,9 @@ func startFlavour(ctx context.Context, cfg Config, watchCache bool) (tg *target,
 		return nil, nil, nil, err
 	}
 	stops = append(stops, func() { _ = proxy.Close() })
-	w := newWriter(cl.ControlPlane, cl.Dyn, types, namespace)
-	if err := w.populate(ctx); err != nil {
+	w := orchestrate.NewWriter(cl.Dyn, types, seed, orchestrate.WithWriterNamespace(namespace),
+		orchestrate.WithNamespaceFinalizer(cl.FinalizeNamespace))
+	if err := w.Populate(ctx); err != nil {
 		return nil, nil, nil, err
 	}
 
@@ -207,7 +208,7 @@ func (tg *target) chaos(ctx context.Context, cfg Config, seed uint64, duration t
 	logf("seed %d: %d faults over %s", seed, len(sched.Steps), duration)
 	bg, stopBG := context.WithCancel(ctx)
 	var bgDone sync.WaitGroup
-	bgDone.Go(func() { tg.writer.run(bg, seed, cfg.WritesPerSecond) })
+	bgDone.Go(func() { tg.writer.Run(bg, cfg.WritesPerSecond) })
 	watches := newWatchSampler(tg.proxy, tg.types)
 	bgDone.Go(func() { sample(bg, 2*time.Second, func() { tg.api.sample(bg); watches.sample(start) }) })
 	var (
@@ -247,8 +248,8 @@ func (tg *target) quiet(ctx context.Context, cfg Config, fr *FlavourReport, star
 	quiet := time.Now()
 	logf("+%s quiet phase", quiet.Sub(start).Round(time.Millisecond))
 	tg.api.sample(ctx) // before the checks' own lists
-	tg.writer.touchAll(ctx)
-	if err := retry(ctx, tg.writer.resolve); err != nil {
+	tg.writer.TouchAll(ctx)
+	if err := retry(ctx, tg.writer.Resolve); err != nil {
 		return err
 	}
 	err := until(ctx, cfg.QuietTimeout, tg.settled)
@@ -265,9 +266,9 @@ func (tg *target) quiet(ctx context.Context, cfg Config, fr *FlavourReport, star
 // footprint that grew.
 func (tg *target) check(ctx context.Context, cfg Config, fr *FlavourReport, start time.Time, watches *watchSampler) {
 	w, cons, proxy, types := tg.writer, tg.consumer, tg.proxy, tg.types
-	fr.Writes = w.writes()
+	fr.Writes = w.Writes()
 	fr.UpdatesSeen = cons.seen()
-	diffs, checked := w.account(cons.Revision)
+	diffs, checked := w.Account(cons.Revision)
 	fr.ObjectsChecked = checked
 	for _, d := range first(diffs, 10) {
 		fr.fail("%s", d)

@@ -4,10 +4,11 @@
 // watch cache falls behind while it keeps serving.
 //
 // Its spec runs a syncer through the balancer over a set of types while a
-// Writer changes their objects and a seeded Schedule injects faults every few
-// seconds, overlapping (those on one apiserver take turns): graceful restarts
-// and kills (SIGKILL) of any apiserver, every connection cut, an apiserver
-// drained from the rotation, and the lagging one cut off from etcd. Then it checks that the syncer's Consumer equals the
+// seeded Writer (fv/orchestrate) changes their objects and a seeded Schedule
+// injects faults every few seconds, overlapping (those on one apiserver take
+// turns): graceful restarts and kills (SIGKILL) of any apiserver, every
+// connection cut, an apiserver drained from the rotation, and the lagging one
+// cut off from etcd. Then it checks that the syncer's Consumer equals the
 // server key by key (fv/consistency), that no key's revision went backwards in
 // what the consumer saw, and measures the time from the end of the last fault
 // to that convergence.

@@ -17,6 +17,7 @@ import (
 	"github.com/kubesync/kubesync/fv/env"
 	"github.com/kubesync/kubesync/fv/footprint"
 	"github.com/kubesync/kubesync/fv/ha"
+	"github.com/kubesync/kubesync/fv/orchestrate"
 	"github.com/kubesync/kubesync/internal/controlplane"
 	"github.com/kubesync/kubesync/internal/samples"
 	"github.com/kubesync/kubesync/resources"
@@ -71,7 +72,7 @@ var _ = Describe("a highly available control plane", func() {
 // so that the syncer must be watching every type again to have them, and
 // returns how long after the last fault the syncer is InSync and equal to the
 // server.
-func converge(ctx context.Context, c *ha.Cluster, consumer *ha.Consumer, w *ha.Writer, lastFault time.Time) time.Duration {
+func converge(ctx context.Context, c *ha.Cluster, consumer *ha.Consumer, w *orchestrate.Writer, lastFault time.Time) time.Duration {
 	Eventually(func() error { return w.Mark(ctx) }).WithContext(ctx).Should(Succeed(), "one more write of each type")
 	var converged time.Duration
 	Eventually(func() error {
@@ -111,7 +112,7 @@ func startCluster(ctx context.Context) *ha.Cluster {
 
 // writing is a Writer running in the background.
 type writing struct {
-	*ha.Writer
+	*orchestrate.Writer
 	cancel context.CancelFunc
 	ended  chan struct{}
 }
@@ -121,7 +122,10 @@ type writing struct {
 func startWriting(ctx context.Context, c *ha.Cluster, seed uint64) *writing {
 	dyn, err := dynamic.NewForConfig(c.Config(false))
 	Expect(err).NotTo(HaveOccurred())
-	w := &writing{Writer: ha.NewWriter(dyn, types, seed), ended: make(chan struct{})}
+	// Up to 15 objects of each type; each write bounded at 5s, since an
+	// apiserver cut off from etcd holds it.
+	wr := orchestrate.NewWriter(dyn, types, seed, orchestrate.WithPopulation(3, 15), orchestrate.WithWriteTimeout(5*time.Second))
+	w := &writing{Writer: wr, ended: make(chan struct{})}
 	Expect(w.Populate(ctx)).To(Succeed())
 	var wctx context.Context
 	wctx, w.cancel = context.WithCancel(ctx)
