@@ -210,7 +210,7 @@ func (tg *target) chaos(ctx context.Context, cfg Config, seed uint64, duration t
 	var bgDone sync.WaitGroup
 	bgDone.Go(func() { tg.writer.Run(bg, cfg.WritesPerSecond) })
 	watches := newWatchSampler(tg.proxy, tg.types)
-	bgDone.Go(func() { sample(bg, 2*time.Second, func() { tg.api.sample(bg); watches.sample(start) }) })
+	bgDone.Go(func() { orchestrate.Every(bg, 2*time.Second, func() { tg.api.sample(bg); watches.sample(start) }) })
 	var (
 		faults  sync.WaitGroup
 		errMu   sync.Mutex
@@ -356,20 +356,6 @@ func until(ctx context.Context, timeout time.Duration, check func(context.Contex
 		case <-ctx.Done():
 			return err
 		case <-time.After(time.Second):
-		}
-	}
-}
-
-// sample calls fn every period until ctx ends.
-func sample(ctx context.Context, period time.Duration, fn func()) {
-	tick := time.NewTicker(period)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-			fn()
 		}
 	}
 }

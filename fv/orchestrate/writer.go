@@ -154,16 +154,7 @@ func (w *Writer) Mark(ctx context.Context) error {
 // Run writes about perSecond times a second until ctx ends; a slow write
 // delays the next. Call it once at a time.
 func (w *Writer) Run(ctx context.Context, perSecond int) {
-	tick := time.NewTicker(time.Second / time.Duration(perSecond))
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		w.step(ctx)
-	}
+	Every(ctx, time.Second/time.Duration(perSecond), func() { w.step(ctx) })
 }
 
 // step draws one write and makes it.
