@@ -110,23 +110,34 @@ func (w *watcher) streamErr(wi watch.Interface) error {
 func (w *watcher) decodesAll() bool { return w.fresh && !w.t.KeysOnly && !w.lazy() }
 
 func rawIdentity(r *wire.Object) object {
-	return object{id: objectID(r.Meta.Namespace, r.Meta.Name), rev: r.Meta.ResourceVersion, uid: types.UID(r.Meta.UID)}
+	return object{id: r.ID(), rev: r.Meta.ResourceVersion, uid: types.UID(r.Meta.UID)}
 }
 
 // convertRaw is convert for an object not yet decoded. A KeysOnly type never
 // decodes; an object whose revision the ledger already holds is handed on
 // undecoded, for the loop to confirm; only the others are decoded and converted.
+// Once nothing reads r's body again, its frame goes back to its stream
+// (Release): every object but one handed on undecoded.
 func (w *watcher) convertRaw(r *wire.Object) object {
 	o := rawIdentity(r)
 	switch {
 	case w.t.KeysOnly:
 		o.kvs = []resources.KVPair{w.t.KeyPair(r.Meta.Namespace, r.Meta.Name, o.rev, o.uid)}
 		o.src = r.Partial() // what the checkpoint keeps of a keys-only object: its metadata
+		r.Release()
 	case w.ledger != nil && w.ledger.known(o.id, o.rev):
-		o.decode = func() object { return w.valueOf(r) }
+		o.decode = func() object { return w.released(r) }
 	default:
-		o = w.valueOf(r)
+		o = w.released(r)
 	}
+	return o
+}
+
+// released is valueOf, after which r's frame is handed back: what valueOf
+// keeps is a copy or decoded.
+func (w *watcher) released(r *wire.Object) object {
+	o := w.valueOf(r)
+	r.Release()
 	return o
 }
 

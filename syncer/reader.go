@@ -74,6 +74,7 @@ func (r *reader) handle(ctx context.Context, e watch.Event) error {
 		return err
 	case watch.Bookmark:
 		rv, end, err := bookmark(e.Object)
+		release(e.Object)
 		if err != nil {
 			return fmt.Errorf("%s: %w", w.t.Name, err)
 		}
@@ -94,6 +95,7 @@ func (r *reader) handle(ctx context.Context, e watch.Event) error {
 		switch {
 		case e.Type == watch.Deleted:
 			o, kind = w.identify(e.Object), evDelete
+			release(e.Object)
 		case r.initial:
 			o, kind = w.convert(e.Object), evInitApply
 		default:
@@ -118,6 +120,14 @@ func bookmark(obj runtime.Object) (rv string, initialEventsEnd bool, err error) 
 		return "", false, fmt.Errorf("bookmark %T: %w", obj, err)
 	}
 	return m.GetResourceVersion(), m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true", nil
+}
+
+// release hands a raw object's frame back to its stream once the reader has
+// read all it needs of it (a bookmark's or a deletion's metadata).
+func release(obj runtime.Object) {
+	if ro, ok := obj.(*wire.Object); ok {
+		ro.Release()
+	}
 }
 
 func (r *reader) send(ctx context.Context, ev event) error {

@@ -110,7 +110,10 @@ func (d *docFormat) decode(body []byte) (runtime.Object, error) {
 	return obj, nil
 }
 
-func (d *docFormat) metaOf(body []byte) (meta.Meta, error) { return meta.DocMeta(body) }
+func (d *docFormat) metaOf(body []byte) (meta.Meta, string, error) {
+	m, err := meta.DocMeta(body)
+	return m, "", err
+}
 
 // keep copies the document: its managed fields go when it is decoded.
 func (d *docFormat) keep(body []byte) ([]byte, error) { return append([]byte(nil), body...), nil }
@@ -154,6 +157,8 @@ func (d *docFormat) events(body *bufio.Reader, first byte, whole bool) func() (w
 		if err != nil {
 			return watch.Event{}, surprise(fmt.Errorf("watch event %s object: %w", typ, err))
 		}
-		return watch.Event{Type: et, Object: &Object{Meta: m, body: obj, f: d}}, nil
+		// The event's object is a slice of its own (DocEvents.Next): a lazy value
+		// keeps it as it is.
+		return watch.Event{Type: et, Object: &Object{Meta: m, body: obj, f: d, owned: true}}, nil
 	}
 }

@@ -20,7 +20,7 @@ func (c *rawClient) LazyDecoder(typeName string, decodes *atomic.Int64) func([]b
 			err = stripManagedFields(obj)
 		}
 		if err != nil {
-			m, _ := f.metaOf(data) // only to name it
+			m, _, _ := f.metaOf(data) // only to name it
 			id := m.Name
 			if m.Namespace != "" {
 				id = m.Namespace + "/" + m.Name

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -39,8 +40,18 @@ type ListMeta = meta.ListMeta
 // decoded objects alike until it decides to decode.
 type Object struct {
 	Meta meta.Meta
+	// id is Meta's "namespace/name", sharing its allocation where the reader
+	// packed them (meta.Identify); "" if not.
+	id   string
 	body []byte
 	f    format
+	// owned: body is an allocation of its own, exactly the object (a document
+	// of a watch stream), so Keep need not copy it.
+	owned bool
+	// spare takes body's frame back (Release) for its stream to read the next
+	// frame into; nil where body is not reused (a list page's item).
+	spare spares
+	frame []byte
 }
 
 var _ runtime.Object = (*Object)(nil)
@@ -48,16 +59,54 @@ var _ runtime.Object = (*Object)(nil)
 // GetObjectKind is empty: the kind is known once the body is decoded.
 func (o *Object) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
 
-// DeepCopyObject copies the object; the body is shared, as it is never written.
-func (o *Object) DeepCopyObject() runtime.Object { c := *o; return &c }
+// DeepCopyObject copies the object. The body is shared, as it is never written,
+// unless its frame will be reused: then the copy has a body of its own.
+func (o *Object) DeepCopyObject() runtime.Object {
+	c := *o
+	if c.spare != nil {
+		c.body, c.spare, c.frame = slices.Clone(o.body), nil, nil
+	}
+	return &c
+}
+
+// ID is the object's "namespace/name", or its name if it has no namespace: the
+// syncer's id of it.
+func (o *Object) ID() string {
+	if o.id != "" || o.Meta.Name == "" {
+		return o.id
+	}
+	if o.Meta.Namespace == "" {
+		return o.Meta.Name
+	}
+	return o.Meta.Namespace + "/" + o.Meta.Name
+}
 
 // Decode decodes the body in full, as the typed or dynamic client would.
 func (o *Object) Decode() (runtime.Object, error) { return o.f.decode(o.body) }
 
 // Keep is what a lazy value keeps of the object: bytes of its own, so that it
 // pins no page or frame. A protobuf message loses its managed fields; a document
-// is copied as it is, and its decoder removes them.
-func (o *Object) Keep() ([]byte, error) { return o.f.keep(o.body) }
+// is kept as it is (copied unless it is already an allocation of its own), and
+// its decoder removes them.
+func (o *Object) Keep() ([]byte, error) {
+	if o.owned {
+		return o.body, nil
+	}
+	return o.f.keep(o.body)
+}
+
+// Release says that the caller is done with the body: neither it nor anything
+// decoded from it (decoding copies) is read again, so the stream may read its
+// next frame into the same buffer. The caller must be the object's only holder;
+// an object it keeps undecoded is never released, and its frame is not reused.
+// Release is a no-op for an object not read from a reused frame.
+func (o *Object) Release() {
+	if o.spare == nil {
+		return
+	}
+	o.spare.put(o.frame)
+	o.body, o.spare, o.frame = nil, nil, nil
+}
 
 // Partial is the object's metadata as an object of its own, which meta.Accessor
 // reads: what a consumer is handed of an object whose body does not decode, and
@@ -97,8 +146,9 @@ type format interface {
 	response(data []byte) (runtime.Object, error)
 	// decode decodes one object's body in full.
 	decode(body []byte) (runtime.Object, error)
-	// metaOf reads one object's metadata from its body.
-	metaOf(body []byte) (meta.Meta, error)
+	// metaOf reads one object's metadata and id ("" if not packed with it)
+	// from its body.
+	metaOf(body []byte) (meta.Meta, string, error)
 	// keep is what a lazy value keeps of a body.
 	keep(body []byte) ([]byte, error)
 }
@@ -107,11 +157,11 @@ type format interface {
 func objects(name string, f format, list []byte, walk func([]byte, func([]byte) error) (ListMeta, error)) (Page, error) {
 	var objs []*Object
 	lm, err := walk(list, func(item []byte) error {
-		m, err := f.metaOf(item)
+		m, id, err := f.metaOf(item)
 		if err != nil {
 			return err
 		}
-		objs = append(objs, &Object{Meta: m, body: item, f: f})
+		objs = append(objs, &Object{Meta: m, id: id, body: item, f: f})
 		return nil
 	})
 	if err != nil {

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -9,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
@@ -74,7 +74,7 @@ func (p *pbFormat) decode(body []byte) (runtime.Object, error) {
 	return obj, nil
 }
 
-func (p *pbFormat) metaOf(body []byte) (meta.Meta, error) { return meta.ObjectMeta(body) }
+func (p *pbFormat) metaOf(body []byte) (meta.Meta, string, error) { return meta.Identify(body) }
 
 func (p *pbFormat) keep(body []byte) ([]byte, error) { return meta.StripManagedFields(body) }
 
@@ -89,24 +89,25 @@ func (p *pbFormat) page(body []byte, _ bool) (Page, error) {
 		}
 		return Page{List: list, Off: fmt.Errorf("%s: list page: %w", p.name, meta.ErrNotProtobuf)}, nil
 	}
-	_, list, err := meta.Unwrap(body)
+	list, err := meta.Payload(body)
 	if err != nil {
 		return Page{}, surprise(fmt.Errorf("%s: list page: %w", p.name, err))
 	}
 	return objects(p.name, p, list, meta.Items)
 }
 
-// events reads length-delimited protobuf watch frames (apimachinery's framer). A
-// frame starts with a 4-byte big-endian length whose first byte is 0 below 16
-// MiB; JSON starts with '{'. A frame that cannot be parsed is unexpected.
+// events reads length-delimited protobuf watch frames (apimachinery's framer:
+// a 4-byte big-endian length, then the frame). The first byte of a length is 0
+// below 16 MiB; JSON starts with '{'. Each frame is read into a buffer that an
+// event released (Object.Release), else into a new one. A frame that cannot be
+// parsed is unexpected.
 func (p *pbFormat) events(body *bufio.Reader, first byte, _ bool) func() (watch.Event, error) {
 	if first != 0 {
 		return nil
 	}
-	frames := protobuf.LengthDelimitedFramer.NewFrameReader(io.NopCloser(body))
-	buf := make([]byte, 32<<10)
+	free := newSpares()
 	return func() (watch.Event, error) {
-		frame, err := nextFrame(frames, &buf)
+		frame, err := nextFrame(body, free)
 		if err != nil {
 			return watch.Event{}, err
 		}
@@ -114,29 +115,34 @@ func (p *pbFormat) events(body *bufio.Reader, first byte, _ bool) func() (watch.
 		if err != nil {
 			return watch.Event{}, surprise(err)
 		}
+		if o, ok := ev.Object.(*Object); ok {
+			o.spare, o.frame = free, frame
+		} else {
+			free.put(frame) // a Status copies what it keeps
+		}
 		return ev, nil
 	}
 }
 
-// nextFrame reads one whole frame into a fresh slice: the frame's object may be
-// kept (an undecoded object waits in the caller), so buffers are not reused.
-func nextFrame(frames io.Reader, buf *[]byte) ([]byte, error) {
-	b := *buf
-	n := 0
-	for {
-		m, err := frames.Read(b[n:])
-		n += m
-		switch {
-		case errors.Is(err, io.ErrShortBuffer):
-			b = append(b[:n], make([]byte, len(b))...)
-			b = b[:cap(b)]
-			*buf = b
-			continue
-		case err != nil:
-			return nil, err
-		}
-		return append([]byte(nil), b[:n]...), nil
+// nextFrame reads one whole frame into a spare buffer or a new one. A body that
+// ends between frames is io.EOF, inside one io.ErrUnexpectedEOF.
+func nextFrame(body *bufio.Reader, free spares) ([]byte, error) {
+	n, err := body.Peek(4) // not a [4]byte: it would escape, an allocation per frame
+	switch {
+	case len(n) > 0 && errors.Is(err, io.EOF):
+		return nil, io.ErrUnexpectedEOF
+	case err != nil:
+		return nil, err
 	}
+	frame := free.get(int(binary.BigEndian.Uint32(n)))
+	_, _ = body.Discard(4)
+	if _, err := io.ReadFull(body, frame); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	return frame, nil
 }
 
 // event reads one frame: a WatchEvent message (apimachinery's stream serializer
@@ -146,7 +152,7 @@ func (p *pbFormat) event(frame []byte) (watch.Event, error) {
 	msg := frame
 	if meta.IsProtobuf(frame) {
 		var err error
-		if _, msg, err = meta.Unwrap(frame); err != nil {
+		if msg, err = meta.Payload(frame); err != nil {
 			return watch.Event{}, fmt.Errorf("watch frame: %w", err)
 		}
 	}
@@ -154,7 +160,7 @@ func (p *pbFormat) event(frame []byte) (watch.Event, error) {
 	if err != nil {
 		return watch.Event{}, fmt.Errorf("watch event: %w", err)
 	}
-	_, obj, err := meta.Unwrap(objEnv)
+	obj, err := meta.Payload(objEnv)
 	if err != nil {
 		return watch.Event{}, fmt.Errorf("watch event %s object: %w", typ, err)
 	}
@@ -166,9 +172,9 @@ func (p *pbFormat) event(frame []byte) (watch.Event, error) {
 		}
 		return watch.Event{Type: et, Object: st}, nil
 	}
-	m, err := meta.ObjectMeta(obj)
+	m, id, err := meta.Identify(obj)
 	if err != nil {
 		return watch.Event{}, fmt.Errorf("watch event %s object: %w", typ, err)
 	}
-	return watch.Event{Type: et, Object: &Object{Meta: m, body: obj, f: p}}, nil
+	return watch.Event{Type: et, Object: &Object{Meta: m, id: id, body: obj, f: p}}, nil
 }

@@ -119,3 +119,32 @@ func (rw *rawWatch) emit(ev watch.Event) bool {
 		return false
 	}
 }
+
+// spares holds a stream's frame buffers that their events are done with
+// (Object.Release), for the next frames to be read into: a watch then reads
+// into the same one or two buffers event after event instead of allocating
+// one per event. It never blocks: a buffer that finds it full is dropped, and a
+// frame that finds it empty gets a new buffer.
+type spares chan []byte
+
+func newSpares() spares { return make(spares, 2) }
+
+// get returns a spare buffer of at least n bytes, or a new one.
+func (s spares) get(n int) []byte {
+	select {
+	case b := <-s:
+		if cap(b) >= n {
+			return b[:n]
+		}
+	default:
+	}
+	// Room for a slightly longer frame, so that a spare serves the next one.
+	return make([]byte, n, n+n/8)
+}
+
+func (s spares) put(b []byte) {
+	select {
+	case s <- b:
+	default:
+	}
+}

@@ -5,11 +5,22 @@ import (
 	"errors"
 	"fmt"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // magic prefixes every object the apiserver encodes as protobuf (the envelope).
 var magic = []byte{0x6b, 0x38, 0x73, 0x00}
+
+// Field numbers of runtime.Unknown and runtime.TypeMeta (generated.proto).
+const (
+	unknownTypeMeta        = 1
+	unknownRaw             = 2
+	unknownContentEncoding = 3
+
+	typeMetaAPIVersion = 1
+	typeMetaKind       = 2
+)
 
 // ErrNotProtobuf says that bytes do not carry the Kubernetes protobuf envelope; the
 // caller falls back to a full decode with its codec.
@@ -19,17 +30,61 @@ var ErrNotProtobuf = errors.New("meta: not a Kubernetes protobuf envelope")
 func IsProtobuf(data []byte) bool { return bytes.HasPrefix(data, magic) }
 
 // Unwrap opens the envelope of an encoded object: it returns the type it names and
-// the bytes of the message inside.
+// the bytes of the message inside, a sub-slice of data.
 func Unwrap(data []byte) (runtime.TypeMeta, []byte, error) {
+	var tm runtime.TypeMeta
+	raw, err := open(data, func(v []byte) error {
+		return fields(v, func(num protowire.Number, v []byte) bool {
+			switch num {
+			case typeMetaAPIVersion:
+				tm.APIVersion = string(v)
+			case typeMetaKind:
+				tm.Kind = string(v)
+			}
+			return true
+		})
+	})
+	return tm, raw, err
+}
+
+// Payload is Unwrap without the type: the message inside the envelope, a
+// sub-slice of data. It allocates nothing, where runtime.Unknown's Unmarshal
+// copies the message (a list page's or a watch event's whole object).
+func Payload(data []byte) ([]byte, error) {
+	return open(data, func([]byte) error { return nil })
+}
+
+// open walks the envelope in place with protowire, handing its TypeMeta to
+// typeMeta, and returns the message.
+func open(data []byte, typeMeta func([]byte) error) ([]byte, error) {
 	if !IsProtobuf(data) {
-		return runtime.TypeMeta{}, nil, ErrNotProtobuf
+		return nil, ErrNotProtobuf
 	}
-	var u runtime.Unknown
-	if err := u.Unmarshal(data[len(magic):]); err != nil {
-		return runtime.TypeMeta{}, nil, fmt.Errorf("meta: envelope: %w", err)
+	var raw []byte
+	var inner error
+	encoded := false
+	err := fields(data[len(magic):], func(num protowire.Number, v []byte) bool {
+		switch num {
+		case unknownTypeMeta:
+			inner = typeMeta(v)
+		case unknownRaw:
+			raw = v
+		case unknownContentEncoding:
+			if len(v) > 0 {
+				inner = fmt.Errorf("meta: envelope: unsupported content encoding %q", v)
+				encoded = true
+			}
+		}
+		return inner == nil
+	})
+	if err == nil {
+		err = inner
 	}
-	if u.ContentEncoding != "" {
-		return u.TypeMeta, nil, fmt.Errorf("meta: envelope: unsupported content encoding %q", u.ContentEncoding)
+	if err != nil {
+		if !encoded {
+			err = fmt.Errorf("meta: envelope: %w", err)
+		}
+		return nil, err
 	}
-	return u.TypeMeta, u.Raw, nil
+	return raw, nil
 }
