@@ -122,7 +122,7 @@ func (d *docFormat) keep(body []byte) ([]byte, error) { return append([]byte(nil
 // at once.
 func (d *docFormat) page(body []byte, whole bool) (Page, error) {
 	if !whole {
-		return objects(d.name, d, body, meta.DocItems)
+		return objects(d.name, d, body, meta.DocItems, true)
 	}
 	list, err := d.response(body)
 	if err != nil {

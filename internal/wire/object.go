@@ -154,14 +154,16 @@ type format interface {
 }
 
 // objects reads the items of a list page with walk and each item's metadata.
-func objects(name string, f format, list []byte, walk func([]byte, func([]byte) error) (ListMeta, error)) (Page, error) {
+// owned: walk hands each item in a slice of its own, which a lazy value keeps
+// as it is.
+func objects(name string, f format, list []byte, walk func([]byte, func([]byte) error) (ListMeta, error), owned bool) (Page, error) {
 	var objs []*Object
 	lm, err := walk(list, func(item []byte) error {
 		m, id, err := f.metaOf(item)
 		if err != nil {
 			return err
 		}
-		objs = append(objs, &Object{Meta: m, id: id, body: item, f: f})
+		objs = append(objs, &Object{Meta: m, id: id, body: item, f: f, owned: owned})
 		return nil
 	})
 	if err != nil {

@@ -93,7 +93,7 @@ func (p *pbFormat) page(body []byte, _ bool) (Page, error) {
 	if err != nil {
 		return Page{}, surprise(fmt.Errorf("%s: list page: %w", p.name, err))
 	}
-	return objects(p.name, p, list, meta.Items)
+	return objects(p.name, p, list, meta.Items, false) // items are slices of the page
 }
 
 // events reads length-delimited protobuf watch frames (apimachinery's framer:
