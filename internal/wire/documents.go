@@ -111,8 +111,7 @@ func (d *docFormat) decode(body []byte) (runtime.Object, error) {
 }
 
 func (d *docFormat) metaOf(body []byte) (meta.Meta, string, error) {
-	m, err := meta.DocMeta(body)
-	return m, "", err
+	return meta.DocIdentify(body)
 }
 
 // keep copies the document: its managed fields go when it is decoded.
@@ -153,12 +152,12 @@ func (d *docFormat) events(body *bufio.Reader, first byte, whole bool) func() (w
 			}
 			return watch.Event{Type: et, Object: full}, nil
 		}
-		m, err := meta.DocMeta(obj)
+		m, id, err := meta.DocIdentify(obj)
 		if err != nil {
 			return watch.Event{}, surprise(fmt.Errorf("watch event %s object: %w", typ, err))
 		}
 		// The event's object is a slice of its own (DocEvents.Next): a lazy value
 		// keeps it as it is.
-		return watch.Event{Type: et, Object: &Object{Meta: m, body: obj, f: d, owned: true}}, nil
+		return watch.Event{Type: et, Object: &Object{Meta: m, id: id, body: obj, f: d, owned: true}}, nil
 	}
 }

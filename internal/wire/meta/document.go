@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/fxamacker/cbor/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // What JSON and CBOR documents (custom resources) say of themselves: the same
@@ -76,9 +78,33 @@ func IsJSON(data []byte) bool {
 // DocMeta reads the identity and revision of one JSON or CBOR encoded object,
 // skipping its body.
 func DocMeta(obj []byte) (Meta, error) {
+	m, _, err := DocIdentify(obj)
+	return m, err
+}
+
+// DocIdentify is DocMeta that also returns the object's id, "namespace/name"
+// (or the name alone), sharing one allocation with Meta's strings as Identify
+// does, where the JSON scanner read them ("" for CBOR). JSON is read in one
+// pass (jsonMeta), which encoding/json takes four for: validating, then
+// decoding, each over the whole object. Anything the scanner does not expect
+// (an escaped string, a value of another kind) is read by encoding/json.
+func DocIdentify(obj []byte) (Meta, string, error) {
+	isJSON := IsJSON(obj)
+	if isJSON {
+		if m, id, ok := jsonMeta(obj); ok {
+			return m, id, nil
+		}
+	}
+	m, err := decodeMeta(obj, isJSON)
+	return m, "", err
+}
+
+// decodeMeta reads the metadata with encoding/json or the CBOR decoder (apart,
+// as the struct they decode into goes to the heap).
+func decodeMeta(obj []byte, isJSON bool) (Meta, error) {
 	var d docObject
 	var err error
-	if IsJSON(obj) {
+	if isJSON {
 		err = json.Unmarshal(obj, &d)
 	} else {
 		err = cborDecoding.Unmarshal(obj, &d)
@@ -87,6 +113,211 @@ func DocMeta(obj []byte) (Meta, error) {
 		return Meta{}, fmt.Errorf("meta: object metadata: %w", err)
 	}
 	return d.meta(), nil
+}
+
+// jsonMeta reads the metadata of a JSON object in one pass: it walks the
+// object to its closing brace, reads the strings of metadata that Meta holds,
+// and skips every other value. ok is false for what it does not expect.
+func jsonMeta(obj []byte) (m Meta, id string, ok bool) {
+	s := scanner{b: obj}
+	var f docMetaFields
+	if !s.next('{') {
+		return Meta{}, "", false
+	}
+	for n := 0; ; {
+		key, more := s.key(&n)
+		if !more {
+			break
+		}
+		if string(key) == "metadata" {
+			s.metadata(&f)
+		} else if !s.skip() {
+			s.bad = true
+		}
+	}
+	if s.space(); s.bad || s.i != len(s.b) {
+		return Meta{}, "", false
+	}
+	m.InitialEventsEnd = f.end
+	id = pack(&m, f.ns, f.name, f.uid, f.rv)
+	return m, id, true
+}
+
+// docMetaFields is what jsonMeta reads of metadata, in place.
+type docMetaFields struct {
+	name, ns, uid, rv []byte
+	end               bool
+}
+
+// metadata reads the metadata object into f.
+func (s *scanner) metadata(f *docMetaFields) {
+	if !s.next('{') {
+		s.bad = true
+		return
+	}
+	for n := 0; ; {
+		key, more := s.key(&n)
+		if !more {
+			return
+		}
+		ok := true
+		switch string(key) {
+		case "name":
+			ok = s.str(&f.name)
+		case "namespace":
+			ok = s.str(&f.ns)
+		case "uid":
+			ok = s.str(&f.uid)
+		case "resourceVersion":
+			ok = s.str(&f.rv)
+		case "annotations":
+			s.annotations(f)
+		default:
+			ok = s.skip()
+		}
+		s.bad = s.bad || !ok
+	}
+}
+
+// annotations reads whether the annotations hold the initial-events-end one.
+func (s *scanner) annotations(f *docMetaFields) {
+	if !s.next('{') {
+		s.bad = true
+		return
+	}
+	for n := 0; ; {
+		key, more := s.key(&n)
+		if !more {
+			return
+		}
+		if string(key) != metav1.InitialEventsAnnotationKey {
+			s.bad = s.bad || !s.skip()
+			continue
+		}
+		var v []byte
+		s.bad = s.bad || !s.str(&v)
+		f.end = f.end || string(v) == "true"
+	}
+}
+
+// scanner walks JSON bytes. It reads strings without escapes only: a string
+// with one is left to encoding/json. bad: it met what it does not expect.
+type scanner struct {
+	b   []byte
+	i   int
+	bad bool
+}
+
+// key reads the next key of an object whose '{' was read, and its ':'; n
+// counts the keys read. It returns false at the object's end, or once bad.
+func (s *scanner) key(n *int) ([]byte, bool) {
+	if s.bad {
+		return nil, false
+	}
+	if *n > 0 && !s.next(',') {
+		s.bad = !s.next('}')
+		return nil, false
+	}
+	if *n == 0 && s.next('}') {
+		return nil, false
+	}
+	*n++
+	var key []byte
+	if !s.str(&key) || !s.next(':') {
+		s.bad = true
+		return nil, false
+	}
+	return key, true
+}
+
+func (s *scanner) space() {
+	for s.i < len(s.b) && (s.b[s.i] == ' ' || s.b[s.i] == '\t' || s.b[s.i] == '\n' || s.b[s.i] == '\r') {
+		s.i++
+	}
+}
+
+// next reports whether the next byte past spaces is c, and consumes it if so.
+func (s *scanner) next(c byte) bool {
+	s.space()
+	if s.i < len(s.b) && s.b[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+// str reads a string without escapes into v, a sub-slice of the input.
+func (s *scanner) str(v *[]byte) bool {
+	if !s.next('"') {
+		return false
+	}
+	for j := s.i; j < len(s.b); j++ {
+		switch c := s.b[j]; {
+		case c == '"':
+			*v, s.i = s.b[s.i:j], j+1
+			return true
+		case c == '\\' || c < 0x20:
+			return false
+		}
+	}
+	return false
+}
+
+// skip skips one value: a string (escapes allowed), an object or array, or a
+// number or literal. It checks structure, not grammar: its input is what
+// encoding/json has read already (a watch event's object, a list's item).
+func (s *scanner) skip() bool {
+	s.space()
+	if s.i >= len(s.b) {
+		return false
+	}
+	switch s.b[s.i] {
+	case '"':
+		return s.skipString()
+	case '{', '[':
+		return s.skipNested()
+	}
+	start := s.i // a number or a literal
+	for s.i < len(s.b) && !strings.ContainsRune(",:}]\" \t\n\r", rune(s.b[s.i])) {
+		s.i++
+	}
+	return s.i > start
+}
+
+func (s *scanner) skipString() bool {
+	for j := s.i + 1; j < len(s.b); j++ {
+		switch s.b[j] {
+		case '\\':
+			j++
+		case '"':
+			s.i = j + 1
+			return true
+		}
+	}
+	return false
+}
+
+// skipNested skips an object or an array, matching brackets outside strings.
+func (s *scanner) skipNested() bool {
+	depth := 0
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case '"':
+			if !s.skipString() {
+				return false
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				s.i++
+				return true
+			}
+		}
+		s.i++
+	}
+	return false
 }
 
 // DocItems reads a JSON or CBOR encoded list: its ListMeta, and each item's bytes
