@@ -127,7 +127,7 @@ func TestDocMetaJSONScanner(t *testing.T) {
 
 // Reading a NetworkSet's metadata from JSON. Before, with encoding/json's
 // Unmarshal (BenchmarkDocMetaJSON with -benchmem, on the shared machine):
-// 10.3 µs, 512 B and 13 allocs. Now 0.7 µs, 64 B and 1 alloc: one pass, and
+// 5.1 µs, 512 B and 13 allocs. Now 0.9 µs, 64 B and 1 alloc: one pass, and
 // one allocation for every string.
 func TestDocMetaJSONAllocs(t *testing.T) {
 	doc := networkSetJSON()
@@ -149,5 +149,48 @@ func BenchmarkDocMetaJSON(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_, _ = meta.DocMeta(doc)
+	}
+}
+
+// jsonWatchBody is a JSON watch stream of n NetworkSet events, as the
+// apiserver writes it: one event a line.
+func jsonWatchBody(n int) []byte {
+	var body bytes.Buffer
+	for range n {
+		body.WriteString(`{"type":"ADDED","object":`)
+		body.Write(networkSetJSON())
+		body.WriteString("}\n")
+	}
+	return body.Bytes()
+}
+
+// Reading a JSON watch event: its type and its object in a slice of its own.
+// Before, with json.Decoder (BenchmarkDocEventsJSON with -benchmem, on the
+// shared machine): 5.0 µs, 629 B and 3 allocs an event. Now 3.2 µs, 576 B and
+// 1 alloc, the object's copy: the event is framed in a reused buffer.
+func TestDocEventsJSONAllocs(t *testing.T) {
+	const runs = 100
+	events := meta.NewDocEvents(bytes.NewReader(jsonWatchBody(runs+1)), false)
+	var got int
+	n := testing.AllocsPerRun(runs, func() {
+		typ, obj, err := events.Next()
+		if err != nil || typ != "ADDED" || !bytes.Equal(obj, networkSetJSON()) {
+			t.Fatalf("Next = %q, %s, %v", typ, obj, err)
+		}
+		got++
+	})
+	if n != 1 || got != runs+1 {
+		t.Errorf("Next: %v allocs an event over %d events, want 1", n, got)
+	}
+}
+
+func BenchmarkDocEventsJSON(b *testing.B) {
+	events := meta.NewDocEvents(bytes.NewReader(jsonWatchBody(b.N)), false)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if _, _, err := events.Next(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -298,18 +298,27 @@ func (s *scanner) skipString() bool {
 }
 
 // skipNested skips an object or an array, matching brackets outside strings.
+// Deeper than 64 levels it gives up, for encoding/json to read.
 func (s *scanner) skipNested() bool {
+	var closers [64]byte
 	depth := 0
 	for s.i < len(s.b) {
-		switch s.b[s.i] {
+		switch c := s.b[s.i]; c {
 		case '"':
 			if !s.skipString() {
 				return false
 			}
 			continue
 		case '{', '[':
+			if depth == len(closers) {
+				return false
+			}
+			closers[depth] = c + 2 // '}' and ']' are two past '{' and '['
 			depth++
 		case '}', ']':
+			if depth == 0 || closers[depth-1] != c {
+				return false
+			}
 			if depth--; depth == 0 {
 				s.i++
 				return true

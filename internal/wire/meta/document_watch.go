@@ -1,6 +1,8 @@
 package meta
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -56,15 +58,114 @@ func newDocDecoder(r io.Reader, isCBOR bool) func() (string, []byte, error) {
 			return ev.Type, ev.Object, err
 		}
 	}
-	dec := json.NewDecoder(r)
-	return func() (string, []byte, error) {
-		var ev struct {
-			Type   string          `json:"type"`
-			Object json.RawMessage `json:"object"`
-		}
-		err := dec.Decode(&ev)
-		return ev.Type, ev.Object, err
+	j := &jsonEvents{r: bufio.NewReader(r)}
+	return j.next
+}
+
+// jsonEvents reads a stream of JSON watch events. Each event is framed by
+// matching its braces outside strings, in one pass over the buffered bytes,
+// and its type and object are found by the scanner, where json.Decoder scans
+// an event to frame it, then again to copy its object. An event the scanner
+// does not expect is read by encoding/json.
+type jsonEvents struct {
+	r   *bufio.Reader
+	buf []byte // the event being read, reused: only its object is copied out
+}
+
+func (j *jsonEvents) next() (string, []byte, error) {
+	ev, err := j.value()
+	if err != nil {
+		return "", nil, err
 	}
+	if typ, obj, ok := jsonEvent(ev); ok {
+		return typ, obj, nil
+	}
+	var e struct {
+		Type   string          `json:"type"`
+		Object json.RawMessage `json:"object"`
+	}
+	err = json.Unmarshal(ev, &e)
+	return e.Type, e.Object, err
+}
+
+// value reads the next JSON object of the stream into j.buf: io.EOF if the
+// stream ends before it, io.ErrUnexpectedEOF if inside it.
+func (j *jsonEvents) value() ([]byte, error) {
+	for {
+		c, err := j.r.ReadByte()
+		if err != nil {
+			return nil, err
+		}
+		if c == '{' {
+			break
+		}
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return nil, fmt.Errorf("a watch event starts with %q", c)
+		}
+	}
+	buf, depth, inStr, esc := append(j.buf[:0], '{'), 1, false, false
+	for depth > 0 {
+		if _, err := j.r.Peek(1); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+		chunk, _ := j.r.Peek(j.r.Buffered())
+		n := 0
+		for n < len(chunk) && depth > 0 {
+			c := chunk[n]
+			n++
+			switch {
+			case esc:
+				esc = false
+			case inStr:
+				esc, inStr = c == '\\', c != '"'
+			case c == '"':
+				inStr = true
+			case c == '{' || c == '[':
+				depth++
+			case c == '}' || c == ']':
+				depth--
+			}
+		}
+		buf = append(buf, chunk[:n]...)
+		_, _ = j.r.Discard(n)
+	}
+	j.buf = buf
+	return buf, nil
+}
+
+// jsonEvent finds an event's type and object; the object is copied into a
+// slice of its own, exactly its size.
+func jsonEvent(ev []byte) (typ string, obj []byte, ok bool) {
+	s := scanner{b: ev}
+	var t []byte
+	start, end := -1, -1
+	if !s.next('{') {
+		return "", nil, false
+	}
+	for n := 0; ; {
+		key, more := s.key(&n)
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "type":
+			s.bad = s.bad || !s.str(&t)
+		case "object":
+			s.space()
+			start = s.i
+			s.bad = s.bad || !s.skip()
+			end = s.i
+		default:
+			s.bad = s.bad || !s.skip()
+		}
+	}
+	if s.space(); s.bad || s.i != len(ev) || start < 0 {
+		return "", nil, false
+	}
+	return eventType(t), bytes.Clone(ev[start:end]), true
 }
 
 // Next returns the next event's type and the bytes of its object, in a slice of
