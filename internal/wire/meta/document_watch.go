@@ -70,6 +70,10 @@ func newDocDecoder(r io.Reader, isCBOR bool) func() (string, []byte, error) {
 type jsonEvents struct {
 	r   *bufio.Reader
 	buf []byte // the event being read, reused: only its object is copied out
+	// Where the scan of the event is: brackets open, inside a string, after a
+	// backslash in one.
+	depth      int
+	inStr, esc bool
 }
 
 func (j *jsonEvents) next() (string, []byte, error) {
@@ -103,8 +107,9 @@ func (j *jsonEvents) value() ([]byte, error) {
 			return nil, fmt.Errorf("a watch event starts with %q", c)
 		}
 	}
-	buf, depth, inStr, esc := append(j.buf[:0], '{'), 1, false, false
-	for depth > 0 {
+	buf := append(j.buf[:0], '{')
+	j.depth, j.inStr, j.esc = 1, false, false
+	for j.depth > 0 {
 		if _, err := j.r.Peek(1); err != nil {
 			if errors.Is(err, io.EOF) {
 				err = io.ErrUnexpectedEOF
@@ -112,28 +117,59 @@ func (j *jsonEvents) value() ([]byte, error) {
 			return nil, err
 		}
 		chunk, _ := j.r.Peek(j.r.Buffered())
-		n := 0
-		for n < len(chunk) && depth > 0 {
-			c := chunk[n]
-			n++
-			switch {
-			case esc:
-				esc = false
-			case inStr:
-				esc, inStr = c == '\\', c != '"'
-			case c == '"':
-				inStr = true
-			case c == '{' || c == '[':
-				depth++
-			case c == '}' || c == ']':
-				depth--
-			}
-		}
+		n := j.scan(chunk)
 		buf = append(buf, chunk[:n]...)
 		_, _ = j.r.Discard(n)
 	}
 	j.buf = buf
 	return buf, nil
+}
+
+// Bytes that change the scan's state, outside and inside a string.
+var jsonOutside, jsonInside = byteSet(`"{}[]`), byteSet(`"\`)
+
+func byteSet(s string) (set [256]bool) {
+	for i := range len(s) {
+		set[s[i]] = true
+	}
+	return set
+}
+
+// scan reads chunk on from the scan's state and returns how much of it belongs
+// to the event: all of it, or up to its closing brace.
+func (j *jsonEvents) scan(chunk []byte) int {
+	n := 0
+	for n < len(chunk) && j.depth > 0 {
+		switch {
+		case j.esc:
+			j.esc = false
+		case j.inStr:
+			for n < len(chunk) && !jsonInside[chunk[n]] {
+				n++
+			}
+			if n == len(chunk) {
+				return n
+			}
+			j.esc, j.inStr = chunk[n] == '\\', chunk[n] != '"'
+		default:
+			for n < len(chunk) && !jsonOutside[chunk[n]] {
+				n++
+			}
+			if n == len(chunk) {
+				return n
+			}
+			switch chunk[n] {
+			case '"':
+				j.inStr = true
+			case '{', '[':
+				j.depth++
+			default:
+				j.depth--
+			}
+		}
+		n++
+	}
+	return n
 }
 
 // jsonEvent finds an event's type and object; the object is copied into a
