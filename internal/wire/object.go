@@ -72,7 +72,7 @@ func (o *Object) DeepCopyObject() runtime.Object {
 // ID is the object's "namespace/name", or its name if it has no namespace: the
 // syncer's id of it.
 func (o *Object) ID() string {
-	if o.id != "" || o.Meta.Name == "" {
+	if o.id != "" {
 		return o.id
 	}
 	if o.Meta.Namespace == "" {
