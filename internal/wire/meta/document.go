@@ -286,10 +286,15 @@ func (s *scanner) skip() bool {
 
 func (s *scanner) skipString() bool {
 	for j := s.i + 1; j < len(s.b); j++ {
-		switch s.b[j] {
-		case '\\':
+		for j < len(s.b) && !jsonInside[s.b[j]] {
 			j++
-		case '"':
+		}
+		switch {
+		case j == len(s.b):
+			return false
+		case s.b[j] == '\\':
+			j++
+		default:
 			s.i = j + 1
 			return true
 		}
@@ -303,6 +308,12 @@ func (s *scanner) skipNested() bool {
 	var closers [64]byte
 	depth := 0
 	for s.i < len(s.b) {
+		for s.i < len(s.b) && !jsonOutside[s.b[s.i]] {
+			s.i++
+		}
+		if s.i == len(s.b) {
+			return false
+		}
 		switch c := s.b[s.i]; c {
 		case '"':
 			if !s.skipString() {
