@@ -15,6 +15,7 @@ import (
 	"github.com/kubesync/kubesync/internal/bounds"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
+	"github.com/kubesync/kubesync/syncertest"
 )
 
 var (
@@ -128,6 +129,21 @@ var _ = Describe("Failures", func() {
 		puts = 1 // read by the watcher goroutine only after the Put below
 		e.api["a"].Put("multi")
 		Eventually(func() []string { return e.rec.updatesSince(mark) }).Should(ConsistOf("Updated A/multi", "Deleted Extra/multi"))
+	})
+
+	It("streams a type's first state from the watch cache as it is, and a relist's as a consistent read", func() {
+		e = newEnv([]string{"a"}, syncer.WithInitialList(syncer.WatchList))
+		e.api["a"].Set("1")
+		e.start()
+		e.waitInSync()
+		first := e.api["a"].Calls()[0]
+		Expect(first.SendInitial).To(BeTrue())
+		Expect(first.ResourceVersion).To(Equal("0"), "nothing delivered yet to be consistent with")
+		e.waitWatching("a")
+		n := len(e.api["a"].Calls())
+		e.api["a"].FailWatches(apierrors.NewResourceExpired("too old"))
+		Eventually(func() []syncertest.Call { return e.api["a"].Calls()[n:] }).Should(ContainElement(
+			And(HaveField("SendInitial", true), HaveField("ResourceVersion", ""))), "the relist reads consistently")
 	})
 
 	It("streams the initial state when asked (WatchList), and falls back to paged lists when the server refuses it", func() {

@@ -175,6 +175,8 @@ func (ts *typeState) start(ctx context.Context, events chan<- event, delay time.
 		events: events,
 		ledger: ts.ledger,
 		fresh:  ts.ledger == nil || ts.ledger.empty(),
+		// A resumed type counts as listed: its relist must not go back past the checkpoint.
+		firstRead: !ts.listed,
 	}
 	if rs, ok := ts.lw.(rawSource); ok && ts.cfg.lazyValues {
 		w.lazyDecode = lazyDecoder(ts.t.Name, rs, ts.cfg.decodes)

@@ -96,6 +96,9 @@ type watcher struct {
 	// type's documents are decoded in full at once, not metadata first (which
 	// would only add a pass: there is nothing to compare with).
 	fresh bool
+	// firstRead: the type has delivered no list yet (nor resumed one), so its
+	// stream need not be a consistent read (streamThenWatch).
+	firstRead bool
 }
 
 func (w *watcher) run(ctx context.Context, p plan) {
@@ -231,11 +234,22 @@ func (w *watcher) convertList(list runtime.Object) ([]object, wire.ListMeta, err
 // streamThenWatch reads the initial state as a stream of events (WatchList) that
 // ends at a bookmark annotated k8s.io/initial-events-end, then goes on reading the
 // same stream as a watch.
+//
+// A type's first stream takes the watch cache as it is (resourceVersion "0"); a
+// relist reads consistently (""), as it must not go back past what was
+// delivered. A consistent read waits for the cache to reach etcd's revision, and
+// the cache of a resource nobody writes gets there only on etcd's progress
+// notification: in a herd start it times out (504, too large a resource
+// version) and is asked again. A first read has delivered nothing to be
+// consistent with, and its watch goes on from the revision the cache had.
 func (w *watcher) streamThenWatch(ctx context.Context) {
 	opts := w.options()
 	opts.SendInitialEvents = ptr.To(true)
 	opts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
 	opts.AllowWatchBookmarks = true
+	if w.firstRead {
+		opts.ResourceVersion = "0"
+	}
 	w.session(ctx, opts, "", true)
 }
 
