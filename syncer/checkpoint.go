@@ -115,8 +115,9 @@ func (p *Persisted) Len() int {
 //     persisted ledger, so only the difference is reported, in one batch.
 //
 // The cluster's identity is the kube-system namespace's UID, which the syncer
-// reads itself at Start (with a one-second bound, in parallel with Open), with a
-// client made from New's rest.Config: the caller needs "get" on namespaces, name
+// reads itself at Start (in parallel with Open; a warm start waits for it at most
+// a second, a start with nothing to resume not at all), with a client made from
+// New's rest.Config: the caller needs "get" on namespaces, name
 // kube-system (watchersets.Set.ClusterRole grants it). While it cannot be read the
 // apiserver's address decides, and the read is retried with backoff; if it then
 // differs, every type relists, diffed against what was delivered. If it is refused

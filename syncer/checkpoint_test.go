@@ -61,18 +61,6 @@ var _ = Describe("Checkpoint", func() {
 		return e.with(append([]syncer.Option{fileCheckpoint(path, checkpoint.WithInterval(time.Millisecond))}, opts...)...)
 	}
 	bookmark := func(e *env, n string, rev uint64) { e.api[n].SendRaw(bookmarkAt(rev)) }
-	// lists counts the lists of n begun, not counting the fences that read the
-	// server's revision as a list of one object.
-	lists := func(e *env, n string) int {
-		k := 0
-		for _, c := range e.api[n].Calls() {
-			if c.Verb == "list" && c.Continue == "" && c.Limit != 1 && !c.SendInitial {
-				k++
-			}
-		}
-		return k
-	}
-
 	It("hands over the persisted snapshot, then watches each type from its persisted revision", func() {
 		first := synced()
 		calls := map[string][3]int{"a": first.counts("a"), "b": first.counts("b")}
@@ -94,7 +82,7 @@ var _ = Describe("Checkpoint", func() {
 	It("is in sync once its watch reaches the server's revision at start", func() {
 		first := synced()
 		rev := first.api["a"].Put("a4") // while down; the fake does not replay it
-		listed := lists(first, "a")
+		listed := first.lists("a")
 		e := again(first)
 		e.start()
 		defer e.shutdown()
@@ -108,7 +96,7 @@ var _ = Describe("Checkpoint", func() {
 		e.api["a"].Resend("a4", watch.Added) // the event a watch from the old revision replays
 		waitLong(e.rec.last, syncer.InSync)
 		Expect(e.rec.updates()).To(ContainElement("New A/a4"))
-		Expect(lists(e, "a")).To(Equal(listed), "no list")
+		Expect(e.lists("a")).To(Equal(listed), "no list")
 	})
 
 	It("relists a type whose revision expired, and reports only the difference, in one batch", func() {
@@ -136,7 +124,7 @@ var _ = Describe("Checkpoint", func() {
 			first.api[n].FailWatchCalls(down)
 			first.api[n].FailLists(down)
 		}
-		listed := lists(first, "a")
+		listed := first.lists("a")
 		e := again(first)
 		e.start()
 		defer e.shutdown()
@@ -148,7 +136,7 @@ var _ = Describe("Checkpoint", func() {
 		}
 		waitLong(e.rec.last, syncer.InSync)
 		Expect(e.counts("a")[0]).To(BeNumerically(">", listed), "the fence was retried as a list of one")
-		Expect(lists(e, "a")).To(Equal(listed), "no list: a down apiserver is no reason to relist")
+		Expect(e.lists("a")).To(Equal(listed), "no list: a down apiserver is no reason to relist")
 	})
 
 	It("lists a resumed type whose watch ends without a bookmark at or past the server's revision", func() {

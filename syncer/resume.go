@@ -79,6 +79,10 @@ func (s *Syncer) resume(ctx context.Context) {
 	}
 	cs.open = true
 	opened := time.Since(began)
+	if cs.identity != nil && snap == nil {
+		s.identifyLater(ctx, uid)
+		return
+	}
 	if cs.identity != nil {
 		var r identityResult
 		select {
@@ -93,7 +97,7 @@ func (s *Syncer) resume(ctx context.Context) {
 			}
 			snap = nil
 		case r.err != nil:
-			s.identityUnknown(ctx, r.err, snap != nil)
+			s.identityUnknown(ctx, r.err, true)
 		}
 	}
 	if snap == nil {
@@ -107,6 +111,26 @@ type identityResult struct {
 	err error
 }
 
+// identifyLater finishes the identity read of a start with nothing to resume in
+// the background: there is no snapshot to confirm, only the file's header to
+// write, so the cold start does not wait for it (in a fleet's start, the read is
+// one more request the busy apiserver is slow to answer).
+func (s *Syncer) identifyLater(ctx context.Context, uid <-chan identityResult) {
+	s.ckptWG.Add(1)
+	go func() {
+		defer s.ckptWG.Done()
+		select {
+		case r := <-uid:
+			if r.err != nil {
+				s.identityUnknown(ctx, r.err, false)
+				return
+			}
+			s.ckpt.cp.Confirm(r.uid)
+		case <-ctx.Done():
+		}
+	}()
+}
+
 // identityUnknown: the identity read failed. A refused one is logged and not
 // asked again, as RBAC will not change its mind; the address alone decides. Any
 // other failure is retried in the background (confirmLater).
@@ -118,7 +142,7 @@ func (s *Syncer) identityUnknown(ctx context.Context, err error, resuming bool) 
 	if resuming {
 		s.cfg.log.WithError(err).Warn("Cluster identity unknown; trusting the checkpoint's apiserver address until it is known")
 	}
-	s.confirmLater(ctx)
+	s.confirmLater(ctx, resuming)
 }
 
 func refusedIdentity(err error) bool {
@@ -126,9 +150,9 @@ func refusedIdentity(err error) bool {
 }
 
 // confirmLater reads the cluster identity with backoff until it is known; if the
-// checkpoint turns out to come from another cluster, every type relists, diffed
-// against what was delivered.
-func (s *Syncer) confirmLater(ctx context.Context) {
+// checkpoint turns out to come from another cluster and the syncer resumed from
+// it, every type relists, diffed against what was delivered.
+func (s *Syncer) confirmLater(ctx context.Context, resumed bool) {
 	s.ckptWG.Add(1)
 	go func() {
 		defer s.ckptWG.Done()
@@ -144,7 +168,7 @@ func (s *Syncer) confirmLater(ctx context.Context) {
 			uid, err := s.ckpt.identity(ctx)
 			switch {
 			case err == nil:
-				if !s.ckpt.cp.Confirm(uid) {
+				if !s.ckpt.cp.Confirm(uid) && resumed {
 					for _, ts := range s.types {
 						_ = s.Relist(ctx, ts.t.Name)
 					}

@@ -42,6 +42,11 @@ func (r *resumes) calls() ([]syncer.Resumed, []int) {
 	return append([]syncer.Resumed(nil), r.got...), append([]int(nil), r.mark...)
 }
 
+// roundTripFunc is an http.RoundTripper made of a function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
 // bookmarkAt is a watch's bookmark at rev.
 func bookmarkAt(rev uint64) watch.Event {
 	return watch.Event{Type: watch.Bookmark, Object: &metav1.PartialObjectMetadata{
@@ -129,6 +134,7 @@ var _ = Describe("The warm start's signal", func() {
 		waitLong(first.rec.last, syncer.InSync)
 		first.shutdown()
 
+		listed := first.lists("a")
 		log, hook := test.NewNullLogger()
 		reads.Store(0)
 		r := &resumes{recorder: newRecorder()}
@@ -139,7 +145,7 @@ var _ = Describe("The warm start's signal", func() {
 		waitLong(e.rec.last, syncer.InSync)
 		got, _ := r.calls()
 		Expect(got).To(HaveLen(1), "resumed")
-		Expect(e.counts("a")[0]).To(Equal(first.counts("a")[0]), "no list")
+		Expect(e.lists("a")).To(Equal(listed), "no list")
 		var warned []string
 		for _, en := range hook.AllEntries() {
 			if en.Level <= logrus.WarnLevel {
@@ -148,5 +154,36 @@ var _ = Describe("The warm start's signal", func() {
 		}
 		Expect(warned).To(ConsistOf("The cluster identity may not be read; the checkpoint is trusted on the apiserver's address alone"))
 		Consistently(reads.Load, "300ms").Should(BeEquivalentTo(1), "a refused read is not retried")
+	})
+	It("does not hold a cold start for the cluster identity", func() {
+		release := make(chan struct{})
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			select {
+			case <-release:
+			case <-req.Context().Done():
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"kind":"Namespace","apiVersion":"v1","metadata":{"name":"kube-system","uid":"cluster-1"}}`))
+		}))
+		defer srv.Close()
+		defer close(release)
+		var identified atomic.Bool // the identity read returned, on the client's side
+		restCfg := &rest.Config{Host: srv.URL, WrapTransport: func(rt http.RoundTripper) http.RoundTripper {
+			return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+				defer identified.Store(true)
+				return rt.RoundTrip(req)
+			})
+		}}
+		e := newEnv([]string{"a"})
+		e.rest = restCfg
+		var listedFirst atomic.Bool
+		e.api["a"].FailLists(func() error { listedFirst.CompareAndSwap(false, !identified.Load()); return nil })
+		e.with(fileCheckpoint(path, checkpoint.WithInterval(time.Millisecond)))
+		e.api["a"].Set("a1")
+		e.start()
+		defer e.shutdown()
+		waitLong(e.rec.last, syncer.InSync)
+		Expect(listedFirst.Load()).To(BeTrue(), "the list began while the identity read was in flight")
 	})
 })
