@@ -33,10 +33,14 @@ func (s *Syncer) handle(ctx context.Context, ev event) {
 		ts.setPhase(watching)
 		s.recovered(ts)
 	case evApply:
-		s.apply(ts, ev.objs[0])
+		if !s.stale(ts, ev.objs[0]) {
+			s.apply(ts, ev.objs[0])
+		}
 		s.progress(ts, ev.rv)
 	case evDelete:
-		s.remove(ts, ev.objs[0])
+		if !s.stale(ts, ev.objs[0]) {
+			s.remove(ts, ev.objs[0])
+		}
 		s.progress(ts, ev.rv)
 	case evBookmark:
 		s.progress(ts, ev.rv)

@@ -119,6 +119,17 @@ func (l *ledger) known(id, rev string) bool {
 	return ok && l.sameRev(id, r.e, rev)
 }
 
+// newer reports whether the ledger holds id at an integer revision after rev, an
+// integer too (etcd's revisions are). The loop asks it, so it reads unlocked.
+func (l *ledger) newer(id, rev string) bool {
+	r, ok := l.entries.get(id)
+	if !ok || r.e.has(oddRev) {
+		return false
+	}
+	n, err := strconv.ParseUint(rev, 10, 64)
+	return err == nil && r.e.rev() > n
+}
+
 func (l *ledger) sameRev(id string, e entry, rev string) bool {
 	if e.has(oddRev) {
 		return l.oddRevs[id] == rev

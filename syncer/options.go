@@ -63,6 +63,7 @@ type config struct {
 	clock                clock.WithDelayedExecution
 	checkpoint           Checkpoint      // WithCheckpoint (checkpoint.go); nil: none
 	lazyValues           bool            // WithLazyValues (lazy.go)
+	metaRelist           float64         // WithMetadataRelist (metarelist.go)
 	requiredNames        []string        // WithRequired (required.go), as given
 	required             map[string]bool // the required types' Names, resolved by New
 	// decodes counts the objects decoded in full, shared by every watcher.
@@ -89,6 +90,7 @@ func defaults() config {
 		observer:             NopObserver{},
 		clock:                clock.RealClock{},
 		decodes:              new(atomic.Int64),
+		metaRelist:           DefaultMetadataRelist,
 	}
 }
 
@@ -116,6 +118,7 @@ func (c *config) validate() error {
 		{c.progressTimeout <= 0, "WithWatchProgressTimeout", "must be positive"},
 		{c.initialEventsTimeout <= 0, "WithInitialEventsTimeout", "must be positive"},
 		{c.initialList > Paged, "WithInitialList", "is not Auto, WatchList or Paged"},
+		{!(c.metaRelist >= 0 && c.metaRelist <= 1), "WithMetadataRelist", "must be from 0 to 1"},
 		{b.Duration <= 0, "WithBackoff", "Duration must be positive"},
 		{b.Factor < 0 || b.Jitter < 0, "WithBackoff", "Factor and Jitter must not be negative"},
 		{b.Factor > 1 && b.Cap <= 0, "WithBackoff", "a growing backoff needs a Cap"},

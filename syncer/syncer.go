@@ -206,7 +206,8 @@ func (s *Syncer) Done() <-chan struct{} { return s.done }
 
 // Relist makes one type list again, as after an expired revision: its watcher is
 // closed and restarted with a list, and only its changes are reported, in one
-// batch. Other types are not touched. The type is named by its Name or its Kind,
+// batch. It lists in full, never metadata first (WithMetadataRelist). Other
+// types are not touched. The type is named by its Name or its Kind,
 // as TypeOf looks them up; an unknown name's error wraps ErrUnknownType and lists
 // the known ones. It is safe from a callback: it waits for the loop only, never
 // for the callbacks. It returns ErrNotStarted before Start and ErrStopped once the

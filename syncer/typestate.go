@@ -3,6 +3,7 @@ package syncer
 import (
 	"context"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -80,6 +81,8 @@ type typeState struct {
 	// catchUp is set while the type, resumed from the checkpoint, has not reached
 	// the server's revision at start (checkpoint_fence.go).
 	catchUp *catchUpState
+	// noGets: the server refused to GET one object, so relists list in full.
+	noGets atomic.Bool
 
 	run generation
 }
@@ -177,11 +180,13 @@ func (ts *typeState) start(ctx context.Context, events chan<- event, delay time.
 		fresh:  ts.ledger == nil || ts.ledger.empty(),
 		// A resumed type counts as listed: its relist must not go back past the checkpoint.
 		firstRead: !ts.listed,
+		noGets:    &ts.noGets,
 	}
 	if rs, ok := ts.lw.(rawSource); ok && ts.cfg.lazyValues {
 		w.lazyDecode = lazyDecoder(ts.t.Name, rs, ts.cfg.decodes)
 	}
 	p := plan{list: ts.pending != NoList, rv: ts.lastRV, delay: delay, strategy: ts.initial.strategy}
+	p.metaFirst = p.list && ts.metaFirst()
 	ts.planResume(&p, w)
 	if p.list {
 		if ts.retry.listWatchFailed {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -70,6 +71,7 @@ type plan struct {
 	delay       time.Duration // wait before the first request
 	watchDelay  time.Duration // wait between a paged list and its watch
 	strategy    InitialList   // WatchList or Paged
+	metaFirst   bool          // a relist reads metadata first (metarelist.go)
 	fence       bool          // take the server's revision before the watch (checkpoint_fence.go)
 	fenceByList bool          // take it by a list of one object, not a stream
 }
@@ -99,10 +101,15 @@ type watcher struct {
 	// firstRead: the type has delivered no list yet (nor resumed one), so its
 	// stream need not be a consistent read (streamThenWatch).
 	firstRead bool
+	// noGets is the type's: set when the server refuses a GET (metarelist.go).
+	noGets *atomic.Bool
 }
 
 func (w *watcher) run(ctx context.Context, p plan) {
 	if !w.sleep(ctx, p.delay) {
+		return
+	}
+	if p.list && p.metaFirst && w.relistMetaFirst(ctx, p) {
 		return
 	}
 	if p.list && p.strategy == WatchList {

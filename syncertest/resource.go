@@ -18,7 +18,7 @@ import (
 
 // Call is one recorded request.
 type Call struct {
-	Verb string // "list", "watch" or "stop"
+	Verb string // "list", "watch", "get" or "stop"
 	// ResourceVersion and Continue as the request carried them.
 	ResourceVersion string
 	Continue        string
@@ -79,7 +79,9 @@ type Resource struct {
 	refuseStreaming bool
 	streamEnd       StreamEnd
 	endAtOnce       bool
-	hold            bool // streaming lists keep their initial events until released
+	hold            bool                         // streaming lists keep their initial events until released
+	getErr          func() error                 // FailGets (get.go)
+	beforeGet       func(namespace, name string) // BeforeGets (get.go)
 }
 
 // StreamEnd is how a streaming list (sendInitialEvents) of the fake ends its

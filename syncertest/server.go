@@ -24,7 +24,9 @@ import (
 // api.Option(). It answers as kube-apiserver does:
 //
 //   - list and watch of each type's collection, in all namespaces
-//     (/api/v1/pods) or one (/api/v1/namespaces/ns/pods); anything else is 404;
+//     (/api/v1/pods) or one (/api/v1/namespaces/ns/pods), and GET of one object
+//     (/api/v1/namespaces/ns/pods/name, /api/v1/nodes/name), which the syncer's
+//     metadata-first relist makes; anything else is 404;
 //   - built-in types as protobuf to a client that accepts it, custom types as
 //     CBOR to one that asks for it when ServingCBOR is set, JSON otherwise, and
 //     metadata only (PartialObjectMetadata, protobuf or JSON) to client-go's
@@ -35,7 +37,7 @@ import (
 //   - the errors a Resource is made to fail with (Refuse: 403, 401, 404, 500) as
 //     the apiserver's Status, with its HTTP code.
 //
-// It does not serve single objects, writes, discovery, tables or gzip, and
+// It does not serve writes, discovery, tables or gzip, and
 // every response is sent at once (no apiserver latency). It is safe for
 // concurrent use.
 type Server struct {
@@ -46,6 +48,8 @@ type Server struct {
 	mu     sync.Mutex
 	paths  []string
 	served map[string]int // responses by Content-Type
+	// metaLists counts the list pages answered with metadata only.
+	metaLists int
 }
 
 // ServerOption configures a Server.
@@ -98,9 +102,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.paths = append(s.paths, r.URL.Path)
 	s.mu.Unlock()
-	t, namespace, ok := s.route(r.URL.Path)
+	t, namespace, name, ok := s.route(r.URL.Path)
 	if !ok || r.Method != http.MethodGet {
 		s.writeStatus(w, apierrors.NewNotFound(schema.GroupResource{}, ""))
+		return
+	}
+	if name != "" {
+		s.serveGet(w, r, t, namespace, name)
 		return
 	}
 	var o metav1.ListOptions
@@ -124,8 +132,22 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.writeStatus(w, apierrors.NewInternalError(err))
 		return
 	}
+	s.mu.Lock()
+	if c.metadata {
+		s.metaLists++
+	}
+	s.mu.Unlock()
 	s.header(w, c.media, http.StatusOK)
 	_, _ = w.Write(b)
+}
+
+// MetadataLists returns how many list pages were answered with metadata only
+// (PartialObjectMetadataList), as asked by an Accept with
+// as=PartialObjectMetadataList.
+func (s *Server) MetadataLists() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.metaLists
 }
 
 // watch streams one watch until it ends, the client goes or the server closes.
@@ -165,8 +187,9 @@ type servedType struct {
 	gvk schema.GroupVersionKind
 }
 
-// route finds the type and namespace of a collection's path.
-func (s *Server) route(path string) (servedType, string, bool) {
+// route finds the type and namespace of a collection's path, and the name of
+// an object's.
+func (s *Server) route(path string) (t servedType, namespace, name string, ok bool) {
 	var gv schema.GroupVersion
 	var rest []string
 	parts := strings.Split(strings.Trim(path, "/"), "/")
@@ -176,25 +199,29 @@ func (s *Server) route(path string) (servedType, string, bool) {
 	case len(parts) >= 4 && parts[0] == "apis":
 		gv, rest = schema.GroupVersion{Group: parts[1], Version: parts[2]}, parts[3:]
 	default:
-		return servedType{}, "", false
+		return servedType{}, "", "", false
 	}
-	namespace := ""
-	switch {
-	case len(rest) == 3 && rest[0] == "namespaces":
+	namespaced := len(rest) >= 3 && rest[0] == "namespaces"
+	if namespaced && len(rest) <= 4 {
 		namespace, rest = rest[1], rest[2:]
-	case len(rest) != 1:
-		return servedType{}, "", false
+	}
+	switch len(rest) {
+	case 1:
+	case 2:
+		name = rest[1]
+	default:
+		return servedType{}, "", "", false
 	}
 	gvr := gv.WithResource(rest[0])
 	s.api.mu.Lock()
 	defer s.api.mu.Unlock()
-	for _, t := range s.api.order {
-		if t.t.GVR == gvr && (namespace == "" || t.t.Namespaced) {
-			gk := schema.ParseGroupKind(t.t.Kind)
-			return servedType{r: t.r, gvk: gk.WithVersion(gvr.Version)}, namespace, true
+	for _, st := range s.api.order {
+		if st.t.GVR == gvr && (namespace == "" && (name == "" || !st.t.Namespaced) || namespace != "" && st.t.Namespaced) {
+			gk := schema.ParseGroupKind(st.t.Kind)
+			return servedType{r: st.r, gvk: gk.WithVersion(gvr.Version)}, namespace, name, true
 		}
 	}
-	return servedType{}, "", false
+	return servedType{}, "", "", false
 }
 
 // writeStatus answers err as the apiserver's Status, with its code; an error

@@ -92,7 +92,8 @@ func ListerWatcher(t resources.Type, c Clients) cache.ListerWatcherWithContext {
 		return lw
 	}
 	return &DocumentListerWatcher{ListerWatcherWithContext: lw,
-		rawClient: rawClient{rc: c.Documents, target: documentTarget(t.GVR, ns), f: &docFormat{name: t.Name}}}
+		rawClient: rawClient{rc: c.Documents, target: documentTarget(t.GVR, ns),
+			item: documentItem(t.GVR), f: &docFormat{name: t.Name}}}
 }
 
 // lister is what the typed, dynamic and metadata clients have in common.

@@ -24,6 +24,7 @@ import (
 type rawClient struct {
 	rc       rest.Interface
 	target   func(*rest.Request) *rest.Request
+	item     func(r *rest.Request, namespace, name string) *rest.Request // one object (metadata.go)
 	f        format
 	disabled atomic.Bool
 }

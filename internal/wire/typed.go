@@ -70,7 +70,7 @@ func builtin(t resources.Type, cs kubernetes.Interface) cache.ListerWatcherWithC
 			target: func(r *rest.Request) *rest.Request {
 				return r.NamespaceIfScoped(ns, ns != "").Resource(res)
 			},
-			f: &pbFormat{name: t.Name, gvk: gvk}},
+			item: builtinItem(res), f: &pbFormat{name: t.Name, gvk: gvk}},
 	}
 }
 

@@ -1,0 +1,205 @@
+package syncer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesync/kubesync/internal/wire"
+	"github.com/kubesync/kubesync/internal/wire/meta"
+)
+
+// DefaultMetadataRelist is the share of a type's objects up to which a relist
+// fetches the changed ones one by one after a metadata-only list (see
+// WithMetadataRelist). Against kube-apiserver 1.37 a metadata list of pods costs
+// about 0.72 of a full list's bytes, and each GET about as much as 1.5 objects
+// of a list (docs/fleet.md), so below 5% changed the metadata-first relist sends
+// at most about 0.8 of a full one, and past it a full list is as cheap.
+const DefaultMetadataRelist = 0.05
+
+// WithMetadataRelist sets the share of a type's objects (from 0 to 1) up to which
+// a relist of a type that has completed a list reads metadata first: a paged
+// metadata-only list (PartialObjectMetadataList, protobuf), compared with the
+// ledger, then one GET per new or changed object, and a watch from the metadata
+// list's revision. Past that share it lists in full as before (the metadata list
+// then cost extra). 0 turns it off: every relist lists in full. The consumer sees
+// what a full relist would give: one whole batch of the same changes and values.
+// It applies to types read on the raw path (built-in types as protobuf, custom
+// types as documents), not to KeysOnly types, nor to a type's first list, nor
+// to Syncer.Relist, which lists in full.
+//
+// Default: DefaultMetadataRelist.
+func WithMetadataRelist(maxChanged float64) Option {
+	return func(c *config) { c.metaRelist = maxChanged }
+}
+
+// errFullRelist: the metadata-first relist gives way to a full one, which runs
+// at once in the same watcher (too many changed, an object gone since the
+// metadata list, an answer the raw path did not expect).
+var errFullRelist = errors.New("relist in full")
+
+// metaFirst reports whether a relist planned now reads metadata first: one of a
+// type that has completed a list, for any reason but Syncer.Relist's, which
+// reads everything again, as a check of the whole state.
+func (ts *typeState) metaFirst() bool {
+	_, raw := ts.lw.(rawSource)
+	return raw && ts.listed && ts.pending != ListForced && ts.cfg.metaRelist > 0 && !ts.t.KeysOnly && !ts.noGets.Load() && !ts.ledger.empty()
+}
+
+// metaSource is what the metadata-first relist needs of a raw source.
+type metaSource interface {
+	ListMetadata(ctx context.Context, opts metav1.ListOptions) (wire.MetaPage, error)
+	GetRaw(ctx context.Context, namespace, name, rv string) (*wire.Object, int, error)
+}
+
+var _ metaSource = (*wire.RawListerWatcher)(nil)
+
+// metaRelist is the metadata-first relist: it lists metadata, hands on the
+// objects whose revision the ledger holds (the loop marks them, nothing is
+// decoded), and fetches the others one by one at the list's revision or newer.
+// The watch then starts from the list's revision: an event it replays that is
+// older than what a GET returned is skipped by the loop (Syncer.stale). It
+// returns errFullRelist when a full list must follow.
+func (w *watcher) metaRelist(ctx context.Context) (string, error) {
+	ms, ok := w.raw().(metaSource)
+	if !ok {
+		return "", errFullRelist
+	}
+	changed, total, rv, err := w.metaList(ctx, ms)
+	if err != nil {
+		return "", fullOnSurprise(err)
+	}
+	if float64(len(changed)) > w.cfg.metaRelist*float64(total) {
+		w.cfg.log.WithField("type", w.t.Name).WithField("changed", len(changed)).
+			WithField("objects", total).Debug("Many objects changed; relisting in full")
+		return "", errFullRelist
+	}
+	if err := w.fetch(ctx, ms, changed, rv); err != nil {
+		return "", fullOnSurprise(err)
+	}
+	if !w.send(ctx, event{kind: evInitDone, rv: rv}) {
+		return "", ctx.Err()
+	}
+	return rv, nil
+}
+
+// fullOnSurprise turns what the raw path did not expect, or a server that
+// refused the metadata encoding, into errFullRelist; the full list then decides
+// whether the raw path stays on.
+func fullOnSurprise(err error) error {
+	if errors.Is(err, wire.ErrUnexpected) || wire.Refused(err) {
+		return fmt.Errorf("%w: %w", errFullRelist, err)
+	}
+	return err
+}
+
+// metaList reads the metadata list page by page. It sends the list's start and,
+// per page, the objects the ledger holds at their revision; it returns the
+// metadata of the others, how many objects the list held and its revision.
+func (w *watcher) metaList(ctx context.Context, ms metaSource) ([]meta.Meta, int, string, error) {
+	opts := w.options()
+	opts.Limit = w.cfg.pageSize
+	if w.t.PageSize > 0 {
+		opts.Limit = w.t.PageSize
+	}
+	var changed []meta.Meta
+	total := 0
+	for first := true; ; first = false {
+		g := w.guard(ctx, w.cfg.progressTimeout)
+		page, err := ms.ListMetadata(g.ctx, opts)
+		g.stop()
+		if err = g.explain(err); err != nil {
+			return nil, 0, "", err
+		}
+		if first && !w.send(ctx, event{kind: evInitStart}) {
+			return nil, 0, "", ctx.Err()
+		}
+		objs := make([]object, 0, len(page.Items))
+		for _, m := range page.Items {
+			o := object{id: objectID(m.Namespace, m.Name), rev: m.ResourceVersion}
+			if !w.ledger.known(o.id, o.rev) {
+				changed = append(changed, m)
+				continue
+			}
+			o.decode = func() object { return w.changedMeanwhile(o) }
+			objs = append(objs, o)
+		}
+		total += len(page.Items)
+		if !w.send(ctx, event{kind: evInitApply, objs: objs}) {
+			return nil, 0, "", ctx.Err()
+		}
+		if page.Meta.Continue == "" {
+			return changed, total, page.Meta.ResourceVersion, nil
+		}
+		opts.Continue = page.Meta.Continue
+	}
+}
+
+// changedMeanwhile is an object the watcher found unchanged but the loop did
+// not: only the loop writes the ledger, and it applies nothing else of the type
+// during the list, so this does not happen; were it to, the consumer keeps the
+// last value (a parse failure) and the next relist fetches it.
+func (w *watcher) changedMeanwhile(o object) object {
+	o.err = fmt.Errorf("%s %s: changed in the ledger during its metadata relist", w.t.Name, o.id)
+	return o
+}
+
+// fetchBatch is how many fetched objects go to the loop in one event.
+const fetchBatch = 100
+
+// fetch GETs each changed object at rv or newer and hands it on as a list's
+// object (decoded, or lazy). An object gone since the list makes a full list
+// follow, which orders its deletion with the watch that comes after.
+func (w *watcher) fetch(ctx context.Context, ms metaSource, changed []meta.Meta, rv string) error {
+	objs := make([]object, 0, min(len(changed), fetchBatch))
+	for i, m := range changed {
+		g := w.guard(ctx, w.cfg.progressTimeout)
+		r, _, err := ms.GetRaw(g.ctx, m.Namespace, m.Name, rv)
+		g.stop()
+		switch err = g.explain(err); {
+		case apierrors.IsNotFound(err):
+			return fmt.Errorf("%w: %s/%s is gone", errFullRelist, m.Namespace, m.Name)
+		case apierrors.IsForbidden(err) || apierrors.IsMethodNotSupported(err):
+			w.noGets.Store(true) // a role of list and watch only: relist in full from now on
+			return fmt.Errorf("%w: %w", errFullRelist, err)
+		case err != nil:
+			return err
+		}
+		objs = append(objs, w.convertRaw(r))
+		if len(objs) == fetchBatch || i == len(changed)-1 {
+			if !w.send(ctx, event{kind: evInitApply, objs: objs}) {
+				return ctx.Err()
+			}
+			objs = make([]object, 0, min(len(changed)-i-1, fetchBatch))
+		}
+	}
+	return nil
+}
+
+// stale reports whether a watch event for o is older than what the ledger holds
+// of it: a GET of a metadata-first relist returned a newer revision than the
+// list's, and the watch from the list's revision replays the events before it.
+// Skipping them keeps every key's revision from going back.
+func (s *Syncer) stale(ts *typeState, o object) bool { return ts.ledger.newer(o.id, o.rev) }
+
+// relistMetaFirst runs the metadata-first relist, then the watch from its
+// revision, and reports whether it did; false: the watcher lists in full now.
+func (w *watcher) relistMetaFirst(ctx context.Context, p plan) bool {
+	rv, err := w.metaRelist(ctx)
+	switch {
+	case errors.Is(err, errFullRelist):
+		w.cfg.log.WithField("type", w.t.Name).WithError(err).Debug("Metadata-first relist gives way to a full list")
+		return false
+	case err != nil:
+		w.fail(ctx, event{err: err})
+		return true
+	}
+	w.listed = true
+	if w.sleep(ctx, p.watchDelay) {
+		w.watch(ctx, rv)
+	}
+	return true
+}
