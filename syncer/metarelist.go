@@ -46,7 +46,7 @@ var errFullRelist = errors.New("relist in full")
 // reads everything again, as a check of the whole state.
 func (ts *typeState) metaFirst() bool {
 	_, raw := ts.lw.(rawSource)
-	return raw && ts.listed && ts.pending != ListForced && ts.cfg.metaRelist > 0 && !ts.t.KeysOnly && !ts.noGets.Load() && !ts.ledger.empty()
+	return raw && ts.listed && ts.pending != ListForced && ts.cfg.metaRelist > 0 && !ts.t.KeysOnly && !ts.fullOnly.Load() && !ts.ledger.empty()
 }
 
 // metaSource is what the metadata-first relist needs of a raw source.
@@ -68,7 +68,7 @@ func (w *watcher) metaRelist(ctx context.Context) (string, error) {
 	if !ok {
 		return "", errFullRelist
 	}
-	changed, total, rv, err := w.metaList(ctx, ms)
+	changed, total, rv, metaBytes, err := w.metaList(ctx, ms)
 	if err != nil {
 		return "", fullOnSurprise(err)
 	}
@@ -77,9 +77,11 @@ func (w *watcher) metaRelist(ctx context.Context) (string, error) {
 			WithField("objects", total).Debug("Many objects changed; relisting in full")
 		return "", errFullRelist
 	}
-	if err := w.fetch(ctx, ms, changed, rv); err != nil {
+	getBytes, err := w.fetch(ctx, ms, changed, rv)
+	if err != nil {
 		return "", fullOnSurprise(err)
 	}
+	w.judge(metaBytes, getBytes, len(changed), total)
 	if !w.send(ctx, event{kind: evInitDone, rv: rv}) {
 		return "", ctx.Err()
 	}
@@ -98,25 +100,25 @@ func fullOnSurprise(err error) error {
 
 // metaList reads the metadata list page by page. It sends the list's start and,
 // per page, the objects the ledger holds at their revision; it returns the
-// metadata of the others, how many objects the list held and its revision.
-func (w *watcher) metaList(ctx context.Context, ms metaSource) ([]meta.Meta, int, string, error) {
+// metadata of the others, how many objects the list held, its revision and its
+// bytes.
+func (w *watcher) metaList(ctx context.Context, ms metaSource) (changed []meta.Meta, total int, rv string, bytes int, err error) {
 	opts := w.options()
 	opts.Limit = w.cfg.pageSize
 	if w.t.PageSize > 0 {
 		opts.Limit = w.t.PageSize
 	}
-	var changed []meta.Meta
-	total := 0
 	for first := true; ; first = false {
 		g := w.guard(ctx, w.cfg.progressTimeout)
 		page, err := ms.ListMetadata(g.ctx, opts)
 		g.stop()
 		if err = g.explain(err); err != nil {
-			return nil, 0, "", err
+			return nil, 0, "", 0, err
 		}
 		if first && !w.send(ctx, event{kind: evInitStart}) {
-			return nil, 0, "", ctx.Err()
+			return nil, 0, "", 0, ctx.Err()
 		}
+		bytes += page.Bytes
 		objs := make([]object, 0, len(page.Items))
 		for _, m := range page.Items {
 			o := object{id: objectID(m.Namespace, m.Name), rev: m.ResourceVersion}
@@ -129,10 +131,10 @@ func (w *watcher) metaList(ctx context.Context, ms metaSource) ([]meta.Meta, int
 		}
 		total += len(page.Items)
 		if !w.send(ctx, event{kind: evInitApply, objs: objs}) {
-			return nil, 0, "", ctx.Err()
+			return nil, 0, "", 0, ctx.Err()
 		}
 		if page.Meta.Continue == "" {
-			return changed, total, page.Meta.ResourceVersion, nil
+			return changed, total, page.Meta.ResourceVersion, bytes, nil
 		}
 		opts.Continue = page.Meta.Continue
 	}
@@ -151,32 +153,57 @@ func (w *watcher) changedMeanwhile(o object) object {
 const fetchBatch = 100
 
 // fetch GETs each changed object at rv or newer and hands it on as a list's
-// object (decoded, or lazy). An object gone since the list makes a full list
-// follow, which orders its deletion with the watch that comes after.
-func (w *watcher) fetch(ctx context.Context, ms metaSource, changed []meta.Meta, rv string) error {
+// object (decoded, or lazy); it returns the bytes of the objects. An object gone
+// since the list makes a full list follow, which orders its deletion with the
+// watch that comes after.
+func (w *watcher) fetch(ctx context.Context, ms metaSource, changed []meta.Meta, rv string) (int, error) {
+	bytes := 0
 	objs := make([]object, 0, min(len(changed), fetchBatch))
 	for i, m := range changed {
 		g := w.guard(ctx, w.cfg.progressTimeout)
-		r, _, err := ms.GetRaw(g.ctx, m.Namespace, m.Name, rv)
+		r, n, err := ms.GetRaw(g.ctx, m.Namespace, m.Name, rv)
 		g.stop()
+		bytes += n
 		switch err = g.explain(err); {
 		case apierrors.IsNotFound(err):
-			return fmt.Errorf("%w: %s/%s is gone", errFullRelist, m.Namespace, m.Name)
+			return bytes, fmt.Errorf("%w: %s/%s is gone", errFullRelist, m.Namespace, m.Name)
 		case apierrors.IsForbidden(err) || apierrors.IsMethodNotSupported(err):
-			w.noGets.Store(true) // a role of list and watch only: relist in full from now on
-			return fmt.Errorf("%w: %w", errFullRelist, err)
+			w.fullOnly.Store(true) // a role of list and watch only: relist in full from now on
+			return bytes, fmt.Errorf("%w: %w", errFullRelist, err)
 		case err != nil:
-			return err
+			return bytes, err
 		}
 		objs = append(objs, w.convertRaw(r))
 		if len(objs) == fetchBatch || i == len(changed)-1 {
 			if !w.send(ctx, event{kind: evInitApply, objs: objs}) {
-				return ctx.Err()
+				return bytes, ctx.Err()
 			}
 			objs = make([]object, 0, min(len(changed)-i-1, fetchBatch))
 		}
 	}
-	return nil
+	return bytes, nil
+}
+
+// minSaving is the share of a full list's bytes that the metadata list must
+// save for a type to keep relisting metadata first.
+const minSaving = 0.2
+
+// judge decides, from what this relist measured, whether the type's next ones
+// read metadata first: a full list would have cost about total objects of the
+// average size the GETs read, and a type whose metadata list costs more than
+// 1-minSaving of that (objects that are mostly metadata: namespaces, service
+// accounts, small config maps) lists in full from now on.
+func (w *watcher) judge(metaBytes, getBytes, gets, total int) {
+	if gets == 0 || getBytes == 0 {
+		return // nothing measured of a whole object
+	}
+	full := float64(getBytes) / float64(gets) * float64(total)
+	if float64(metaBytes) <= (1-minSaving)*full {
+		return
+	}
+	w.fullOnly.Store(true)
+	w.cfg.log.WithField("type", w.t.Name).WithField("metadataBytes", metaBytes).WithField("fullBytes", int(full)).
+		Info("A metadata list costs this type about what a full one does; relisting it in full from now on")
 }
 
 // stale reports whether a watch event for o is older than what the ledger holds

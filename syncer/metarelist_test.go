@@ -42,13 +42,19 @@ type metaRun struct {
 // startMetaRun serves metaObjects ConfigMaps (builtin) or NetworkSets as JSON,
 // and syncs them with a syncer whose metadata-first relist share is maxChanged.
 func startMetaRun(builtin bool, strategy syncer.InitialList, lazy bool, maxChanged float64) *metaRun {
-	r := &metaRun{rec: newRecorder(), store: snapshot.NewStore(), t: resources.NetworkSets}
+	r := &metaRun{t: resources.NetworkSets}
 	if builtin {
 		r.t = resources.ConfigMaps
 		r.api, r.srv = newConfigMapServer(metaObjects)
 	} else {
 		r.api, r.srv = newDocServer(metaObjects, false)
 	}
+	return r.start(strategy, lazy, maxChanged)
+}
+
+// start syncs the run's type from its server.
+func (r *metaRun) start(strategy syncer.InitialList, lazy bool, maxChanged float64) *metaRun {
+	r.rec, r.store = newRecorder(), snapshot.NewStore()
 	clients := clientsOf(r.srv)
 	log := logrus.New()
 	log.SetOutput(GinkgoWriter)
@@ -230,6 +236,33 @@ var _ = Describe("the metadata-first relist", func() {
 		Expect(cost.gets).To(BeEmpty())
 		Expect(cost.metadataLists).To(BeZero())
 		Expect(r.rec.syncFailures()).To(BeEmpty())
+	})
+
+	It("keeps reading metadata first while it saves, and stops for a type whose objects are mostly metadata", func() {
+		for _, big := range []string{"data", "annotation"} {
+			api := syncertest.NewAPIWith([]resources.Type{resources.ConfigMaps}, syncertest.SharingRevisions(&syncertest.Revisions{}))
+			put := func(i int, v string) {
+				cm := configMap(i, v)
+				if big == "data" {
+					cm.Data["k"] += strings.Repeat("d", 1000)
+				} else {
+					cm.Annotations = map[string]string{"a": strings.Repeat("a", 1000)}
+				}
+				api.PutSilently(resources.ConfigMaps, cm)
+			}
+			for i := range metaObjects {
+				put(i, "v")
+			}
+			r := (&metaRun{api: api, srv: syncertest.NewServer(api), t: resources.ConfigMaps}).
+				start(syncer.Paged, false, syncer.DefaultMetadataRelist)
+			var gets []int
+			for range 2 {
+				put(0, "changed")
+				gets = append(gets, len(r.expire(1).gets))
+			}
+			want := map[string][]int{"data": {1, 1}, "annotation": {1, 0}}[big]
+			Expect(gets).To(Equal(want), "GETs per relist, objects with a big %s", big)
+		}
 	})
 
 	It("reads everything on Syncer.Relist, as a check of the whole state", func() {

@@ -81,8 +81,9 @@ type typeState struct {
 	// catchUp is set while the type, resumed from the checkpoint, has not reached
 	// the server's revision at start (checkpoint_fence.go).
 	catchUp *catchUpState
-	// noGets: the server refused to GET one object, so relists list in full.
-	noGets atomic.Bool
+	// fullOnly: relists list in full from now on: the server refused a GET, or
+	// a metadata list cost too close to a full one (metarelist.go).
+	fullOnly atomic.Bool
 
 	run generation
 }
@@ -180,7 +181,7 @@ func (ts *typeState) start(ctx context.Context, events chan<- event, delay time.
 		fresh:  ts.ledger == nil || ts.ledger.empty(),
 		// A resumed type counts as listed: its relist must not go back past the checkpoint.
 		firstRead: !ts.listed,
-		noGets:    &ts.noGets,
+		fullOnly:  &ts.fullOnly,
 	}
 	if rs, ok := ts.lw.(rawSource); ok && ts.cfg.lazyValues {
 		w.lazyDecode = lazyDecoder(ts.t.Name, rs, ts.cfg.decodes)

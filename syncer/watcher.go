@@ -101,8 +101,9 @@ type watcher struct {
 	// firstRead: the type has delivered no list yet (nor resumed one), so its
 	// stream need not be a consistent read (streamThenWatch).
 	firstRead bool
-	// noGets is the type's: set when the server refuses a GET (metarelist.go).
-	noGets *atomic.Bool
+	// fullOnly is the type's: set when its metadata-first relist does not pay
+	// (metarelist.go).
+	fullOnly *atomic.Bool
 }
 
 func (w *watcher) run(ctx context.Context, p plan) {

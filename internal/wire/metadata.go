@@ -23,7 +23,7 @@ const MetadataAccept = runtime.ContentTypeProtobuf + ";as=PartialObjectMetadataL
 type MetaPage struct {
 	Items []meta.Meta
 	Meta  ListMeta
-	// Bytes is the size of the page's body as received.
+	// Bytes is the size of the page's body, as received once un-gzipped.
 	Bytes int
 }
 
@@ -61,8 +61,8 @@ func (c *rawClient) ListMetadata(ctx context.Context, opts metav1.ListOptions) (
 
 // GetRaw reads one object (namespace "" for a cluster-scoped one) at
 // resourceVersion rv or newer ("not older than", served from the watch cache;
-// "": the latest), its metadata read and its body not decoded. Bytes is the
-// size of the body as received.
+// "": the latest), its metadata read and its body not decoded, and the size of
+// the object as a list page would carry it (without the protobuf envelope).
 func (c *rawClient) GetRaw(ctx context.Context, namespace, name, rv string) (*Object, int, error) {
 	if c.item == nil {
 		return nil, 0, surprise(fmt.Errorf("no single-object path"))
@@ -76,17 +76,16 @@ func (c *rawClient) GetRaw(ctx context.Context, namespace, name, rv string) (*Ob
 	if err != nil {
 		return nil, 0, res.Error()
 	}
-	n := len(body)
 	if meta.IsProtobuf(body) {
 		if _, body, err = meta.Unwrap(body); err != nil {
-			return nil, n, surprise(fmt.Errorf("object %s/%s: %w", namespace, name, err))
+			return nil, 0, surprise(fmt.Errorf("object %s/%s: %w", namespace, name, err))
 		}
 	}
 	m, id, err := c.f.metaOf(body)
 	if err != nil {
-		return nil, n, surprise(fmt.Errorf("object %s/%s: %w", namespace, name, err))
+		return nil, 0, surprise(fmt.Errorf("object %s/%s: %w", namespace, name, err))
 	}
-	return &Object{Meta: m, id: id, body: body, f: c.f}, n, nil
+	return &Object{Meta: m, id: id, body: body, f: c.f}, len(body), nil
 }
 
 // builtinItem points a request at one object of a built-in resource.
