@@ -31,7 +31,10 @@ const DefaultMetadataRelist = 0.01
 // what a full relist would give: one whole batch of the same changes and values.
 // It applies to types read on the raw path (built-in types as protobuf, custom
 // types as documents), not to KeysOnly types, nor to a type's first list, nor
-// to Syncer.Relist, which lists in full.
+// to Syncer.Relist, which lists in full. A type stops reading metadata first
+// when its server refuses a GET (a role of list and watch only), or when its
+// metadata list cost more than 0.8 of what its GETs say a full list would
+// (objects that are mostly metadata).
 //
 // Default: DefaultMetadataRelist.
 func WithMetadataRelist(maxChanged float64) Option {
