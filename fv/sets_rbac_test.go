@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubesync/kubesync/fv/env"
@@ -33,12 +34,31 @@ var _ = Describe("Least-privilege RBAC of the watcher sets", Ordered, func() {
 			Expect(m.SyncFailures()).To(BeEmpty())
 			env.Consistent(ctx, c.Config(), m, set.Types)
 		})
+
+		It("lets a user bound only to the ClusterRole of "+set.Name+" get one object of each type, as a metadata-first relist does", func(ctx SpecContext) {
+			cfg, err := c.AddUserWithRole(ctx, "get-"+set.Name, set.ClusterRole("kubesync-get-"+set.Name))
+			Expect(err).NotTo(HaveOccurred())
+			dyn, err := dynamic.NewForConfig(cfg)
+			Expect(err).NotTo(HaveOccurred())
+			for _, t := range set.Types {
+				var err error
+				switch {
+				case t.Name == resources.Namespaces.Name:
+					_, err = dyn.Resource(t.GVR).Get(ctx, "sets", metav1.GetOptions{})
+				case t.Namespaced:
+					_, err = dyn.Resource(t.GVR).Namespace("sets").Get(ctx, "obj-0000", metav1.GetOptions{})
+				default:
+					_, err = dyn.Resource(t.GVR).Get(ctx, "obj-0000", metav1.GetOptions{})
+				}
+				Expect(err).NotTo(HaveOccurred(), "get %s", t.Name)
+			}
+		})
 	}
 
 	// The checkpoint keeps a file per cluster, known by the kube-system namespace's
 	// UID: the syncer reads it at every warm start, with the set's own user.
 	for _, set := range watchersets.Sets() {
-		It("lets a user bound only to the ClusterRole of "+set.Name+" read the cluster identity, and no other namespace", func(ctx SpecContext) {
+		It("lets a user bound only to the ClusterRole of "+set.Name+" read the cluster identity, and no other namespace unless the set watches namespaces", func(ctx SpecContext) {
 			cfg, err := c.AddUserWithRole(ctx, "identity-"+set.Name, set.ClusterRole("kubesync-identity-"+set.Name))
 			Expect(err).NotTo(HaveOccurred())
 			user, err := kubernetes.NewForConfig(cfg)
@@ -50,8 +70,10 @@ var _ = Describe("Least-privilege RBAC of the watcher sets", Ordered, func() {
 			got, err := user.CoreV1().Namespaces().Get(ctx, metav1.NamespaceSystem, metav1.GetOptions{})
 			Expect(err).NotTo(HaveOccurred(), "the read the checkpoint makes")
 			Expect(got.UID).To(Equal(want.UID))
-			_, err = user.CoreV1().Namespaces().Get(ctx, metav1.NamespaceDefault, metav1.GetOptions{})
-			Expect(apierrors.IsForbidden(err)).To(BeTrue(), "get on kube-system only: %v", err)
+			if !slices.ContainsFunc(set.Types, func(t resources.Type) bool { return t.Name == resources.Namespaces.Name }) {
+				_, err = user.CoreV1().Namespaces().Get(ctx, metav1.NamespaceDefault, metav1.GetOptions{})
+				Expect(apierrors.IsForbidden(err)).To(BeTrue(), "get on kube-system only: %v", err)
+			}
 		})
 	}
 

@@ -15,7 +15,7 @@
 // such as "networkpolicies.crd.projectcalico.org", or by its bare resource name,
 // such as "pods", when only one type has it) and restricts its namespaced types to
 // one namespace with InNamespace. ClusterRole and ClusterRoleYAML give the least
-// privilege that lets a syncer watch the set: list and watch on exactly its
+// privilege that lets a syncer watch the set: get, list and watch on exactly its
 // resources, and get on the namespace kube-system, the cluster identity of a
 // checkpoint.
 package watchersets

@@ -59,6 +59,7 @@ func ExampleSet_ClusterRoleYAML() {
 	//   resources:
 	//   - services
 	//   verbs:
+	//   - get
 	//   - list
 	//   - watch
 	// - apiGroups:
@@ -66,6 +67,7 @@ func ExampleSet_ClusterRoleYAML() {
 	//   resources:
 	//   - endpointslices
 	//   verbs:
+	//   - get
 	//   - list
 	//   - watch
 	// - apiGroups:

@@ -10,9 +10,11 @@ import (
 )
 
 // ClusterRole returns the least-privileged ClusterRole, called name, that lets a
-// syncer watch s: list and watch on exactly the set's resources, one rule per API
-// group ("" is the core group), sorted by group and resources by name, so equal
-// sets give equal roles. A last rule grants get on the one namespace kube-system:
+// syncer watch s: get, list and watch on exactly the set's resources, one rule per
+// API group ("" is the core group), sorted by group and resources by name, so equal
+// sets give equal roles. get serves the metadata-first relist, which fetches only
+// the objects that changed (syncer.WithMetadataRelist); without it each type tries
+// one GET, is refused, and relists in full from then on. A last rule grants get on the one namespace kube-system:
 // the cluster identity a syncer.WithCheckpoint reads at a warm start (its UID).
 func (s Set) ClusterRole(name string) *rbacv1.ClusterRole {
 	return &rbacv1.ClusterRole{
@@ -32,7 +34,7 @@ func IdentityRule() rbacv1.PolicyRule {
 		ResourceNames: []string{metav1.NamespaceSystem}, Verbs: []string{"get"}}
 }
 
-// listWatchRules grants list and watch on the set's resources, one rule per group.
+// listWatchRules grants get, list and watch on the set's resources, one rule per group.
 func (s Set) listWatchRules() []rbacv1.PolicyRule {
 	byGroup := map[string][]string{}
 	for _, t := range s.Types {
@@ -53,7 +55,7 @@ func (s Set) listWatchRules() []rbacv1.PolicyRule {
 		rules = append(rules, rbacv1.PolicyRule{
 			APIGroups: []string{g},
 			Resources: res,
-			Verbs:     []string{"list", "watch"}, // a syncer lists, then watches
+			Verbs:     []string{"get", "list", "watch"}, // a syncer lists, then watches; a relist gets what changed
 		})
 	}
 	return rules

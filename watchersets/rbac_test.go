@@ -10,19 +10,19 @@ import (
 )
 
 var _ = Describe("ClusterRole", func() {
-	It("grants exactly list and watch on the set's resources, per group, sorted", func() {
+	It("grants exactly get, list and watch on the set's resources, per group, sorted", func() {
 		role := mustLookup(watchersets.Policy).ClusterRole("kubesync-policy")
 		Expect(role.APIVersion).To(Equal("rbac.authorization.k8s.io/v1"))
 		Expect(role.Kind).To(Equal("ClusterRole"))
 		Expect(role.Name).To(Equal("kubesync-policy"))
 		Expect(role.Rules).To(Equal([]rbacv1.PolicyRule{
 			{APIGroups: []string{""}, Resources: []string{"namespaces", "pods", "serviceaccounts"},
-				Verbs: []string{"list", "watch"}},
+				Verbs: []string{"get", "list", "watch"}},
 			{APIGroups: []string{"crd.projectcalico.org"}, Resources: []string{
 				"globalnetworkpolicies", "globalnetworksets", "networkpolicies", "networksets"},
-				Verbs: []string{"list", "watch"}},
+				Verbs: []string{"get", "list", "watch"}},
 			{APIGroups: []string{"networking.k8s.io"}, Resources: []string{"networkpolicies"},
-				Verbs: []string{"list", "watch"}},
+				Verbs: []string{"get", "list", "watch"}},
 			{APIGroups: []string{""}, Resources: []string{"namespaces"}, ResourceNames: []string{"kube-system"},
 				Verbs: []string{"get"}},
 		}))
@@ -38,7 +38,7 @@ var _ = Describe("ClusterRole", func() {
 		Expect(watchersets.IdentityRule()).To(Equal(rules[len(rules)-1]))
 		for _, r := range rules[:len(rules)-1] {
 			Expect(r.APIGroups).To(HaveLen(1))
-			Expect(r.Verbs).To(Equal([]string{"list", "watch"}))
+			Expect(r.Verbs).To(Equal([]string{"get", "list", "watch"}))
 			Expect(r.ResourceNames).To(BeEmpty())
 			Expect(r.NonResourceURLs).To(BeEmpty())
 			for _, res := range r.Resources {

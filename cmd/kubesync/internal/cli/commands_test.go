@@ -54,9 +54,9 @@ var _ = Describe("kubesync rbac", func() {
 		Expect(yaml.UnmarshalStrict([]byte(out), role)).To(Succeed())
 		Expect(role.Name).To(Equal("agent"))
 		Expect(role.Rules).To(Equal([]rbacv1.PolicyRule{
-			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"list", "watch"}},
+			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch"}},
 			{APIGroups: []string{"crd.projectcalico.org"}, Resources: []string{"networkpolicies"},
-				Verbs: []string{"list", "watch"}},
+				Verbs: []string{"get", "list", "watch"}},
 			watchersets.IdentityRule(),
 		}))
 	})

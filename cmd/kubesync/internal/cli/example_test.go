@@ -26,6 +26,7 @@ func ExampleRun() {
 	//   resources:
 	//   - services
 	//   verbs:
+	//   - get
 	//   - list
 	//   - watch
 	// - apiGroups:

@@ -12,7 +12,7 @@ func newRBAC(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rbac SET",
 		Short: "Print the least-privileged ClusterRole that a watcher set needs",
-		Long: `Print, as YAML, a ClusterRole that grants exactly list and watch on the
+		Long: `Print, as YAML, a ClusterRole that grants exactly get, list and watch on the
 resources of the set (or of the types chosen with --types), and get on the
 namespace kube-system, whose UID names the cluster of a --state-dir checkpoint.`,
 		Example: "  kubesync rbac policy | kubectl apply -f -",
