@@ -58,20 +58,12 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "fleet:", err)
 		return 1
 	}
-	// client-go's reflectors log every watch the apiserver restart ends, N times
-	// over: to a file, next to the agents' own log.
-	klogFile, err := os.Create(filepath.Join(o.Dir, "klog.log"))
+	klogFile, err := klogTo(o.Dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fleet:", err)
 		return 1
 	}
 	defer klogFile.Close()
-	kfs := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(kfs)
-	_ = kfs.Set("logtostderr", "false")
-	_ = kfs.Set("alsologtostderr", "false")
-	_ = kfs.Set("stderrthreshold", "FATAL")
-	klog.SetOutput(klogFile)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, err := fleet.Run(ctx, o)
@@ -100,4 +92,20 @@ func run(args []string) int {
 		}
 	}
 	return 0
+}
+
+// klogTo sends klog's output to dir/klog.log: client-go's reflectors log every
+// watch the apiserver restart ends, N times over, next to the agents' own log.
+func klogTo(dir string) (*os.File, error) {
+	f, err := os.Create(filepath.Join(dir, "klog.log"))
+	if err != nil {
+		return nil, err
+	}
+	kfs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(kfs)
+	_ = kfs.Set("logtostderr", "false")
+	_ = kfs.Set("alsologtostderr", "false")
+	_ = kfs.Set("stderrthreshold", "FATAL")
+	klog.SetOutput(f)
+	return f, nil
 }
