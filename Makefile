@@ -39,13 +39,17 @@ TESTP ?= 4
 CPPKGS = ./cmd/... ./fv/... ./internal/controlplane/...
 UNITPKGS = $$($(GO) list ./... | grep -v -e /cmd/ -e /fv -e /internal/controlplane)
 
-# `make test` runs two steps at a time, whatever -j it is given: the control plane's
-# build (minutes of compiling kube-apiserver, much of it one core's link or a
-# download) overlaps lint and then the unit specs, which need no control plane.
-# The fv specs start after both, so that no spec runs beside another batch of
-# specs. PKGS narrows the run as before; then every spec waits for the control plane.
+# When the control plane must be built, `make test` runs two steps at a time,
+# whatever -j it is given: the build (minutes of compiling kube-apiserver, much of
+# it one core's link or a download) overlaps lint and then the unit specs, which
+# need no control plane; the specs that need it follow. Once it is built, every
+# package runs at once, TESTP at a time. PKGS narrows the run to those packages.
 test:
-	@$(MAKE) --no-print-directory -j2 $(if $(filter ./...,$(PKGS)),test-unit test-cp,test-pkgs)
+	@if [ "$(PKGS)" != ./... ] || tools/controlplane/build.sh --built >/dev/null; then \
+		$(MAKE) --no-print-directory test-pkgs; \
+	else \
+		$(MAKE) --no-print-directory -j2 test-unit test-cp; \
+	fi
 
 test-unit: lint
 	$(GO) test -race -count=1 -p $(TESTP) -timeout 60m $(UNITPKGS)

@@ -13,6 +13,8 @@ if [[ -x "$dir/etcd" && -x "$dir/kube-apiserver" ]]; then
   echo "$dir"
   exit 0
 fi
+# --built: only say whether they are built (exit 1 if not), building nothing.
+[[ "${1:-}" == --built ]] && exit 1
 mkdir -p "$dir"
 tmp=$(mktemp -d "$dir/.build.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
