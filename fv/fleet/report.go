@@ -29,6 +29,8 @@ type Report struct {
 	// HAConvergence is the fv HA spec's time from the last fault to convergence,
 	// in seconds, read from Options.HAReport; 0 when not given.
 	HAConvergence float64
+	// HAMeasured: HAConvergence was read (a converged view at the last fault reads 0).
+	HAMeasured bool
 }
 
 // Run returns the figures of the named run.

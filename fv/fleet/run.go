@@ -104,6 +104,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if rep.HAConvergence, err = ReadHAConvergence(o.HAReport); err != nil {
 		return nil, err
 	}
+	rep.HAMeasured = o.HAReport != ""
 
 	agentLog, err := os.Create(filepath.Join(o.Dir, "agents.log"))
 	if err != nil {

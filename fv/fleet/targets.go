@@ -157,9 +157,9 @@ func (r *Report) fleetTargetsMarkdown(p func(string, ...any)) {
 	p(" agents off both fleets' figures.\n\n")
 	p("### fv HA spec\n\n| target | measured | result |\n|---|---:|---|\n")
 	switch {
-	case r.HAConvergence > 0 && r.HAConvergence <= haTarget:
+	case r.HAMeasured && r.HAConvergence <= haTarget:
 		p("| time from the last fault to convergence ≤ %g s | %.1f s | met |\n", haTarget, r.HAConvergence)
-	case r.HAConvergence > 0:
+	case r.HAMeasured:
 		p("| time from the last fault to convergence ≤ %g s | %.1f s | **not met** |\n", haTarget, r.HAConvergence)
 	default:
 		p("| time from the last fault to convergence ≤ %g s | — | not run |\n", haTarget)

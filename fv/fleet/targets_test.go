@@ -20,7 +20,7 @@ func TestFleetVerdictsAgainstInformers(t *testing.T) {
 		{Name: RunRestartInformers, APICPU: 14, BytesSent: 1000},
 		{Name: RunRestartKubesync, APICPU: 8, BytesSent: 500, Resources: []ResourceFigures{
 			res("pods", 10, 0), res("services", 0, 10), res("namespaces", 3, 0)}},
-	}, HAConvergence: 12.5, Options: Options{Agents: 10}}
+	}, HAConvergence: 12.5, HAMeasured: true, Options: Options{Agents: 10}}
 	got := map[string]FleetVerdict{}
 	for _, v := range r.FleetVerdicts() {
 		got[v.Target.Run+"/"+v.Target.Name] = v
@@ -63,6 +63,15 @@ func TestFleetVerdictsAgainstInformers(t *testing.T) {
 	}
 	if n := strings.Count(md, "**not met**"); n != 4+6 { // 4 here, and the warm run's 6, not run
 		t.Errorf("the report shows %d targets not met, want 10:\n%s", n, md)
+	}
+	// A view already converged at the last fault reads 0 s: met, not "not run".
+	r.HAConvergence = 0
+	if md := r.Markdown(); !strings.Contains(md, "| time from the last fault to convergence ≤ 10 s | 0.0 s | met |") {
+		t.Errorf("markdown lacks the HA spec's 0.0 s, met:\n%s", md)
+	}
+	r.HAMeasured = false
+	if md := r.Markdown(); !strings.Contains(md, "| — | not run |") {
+		t.Errorf("markdown lacks the HA spec's not run:\n%s", md)
 	}
 }
 
