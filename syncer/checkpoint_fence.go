@@ -225,7 +225,7 @@ func (s *Syncer) caughtUp(ts *typeState) {
 	if ts.phase == waiting {
 		ts.setPhase(watching) // the fence was the apiserver's answer
 	}
-	ts.log.WithFields(logrus.Fields{"rv": ts.lastRV, "objects": ts.ledger.len()}).Info("Type caught up from the checkpoint")
+	ts.log.WithFields(logrus.Fields{"rv": ts.lastRV, "objects": ts.ledger.Len()}).Info("Type caught up from the checkpoint")
 }
 
 // catchUpEnded: a resumed type's short watch ended before a bookmark or event

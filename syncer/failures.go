@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+
+	"github.com/kubesync/kubesync/internal/ledger"
 )
 
 // fail decides what follows a watcher's error. The watcher has exited (or is
@@ -78,7 +80,7 @@ func (s *Syncer) onMissing(ts *typeState, ev event, log logrus.FieldLogger) time
 	ts.pending = ListReappeared
 	if !ts.required() {
 		s.noteCleared(ts)
-		ts.ledger.clear(func(f forgotten) { s.emitGone(ts, f) })
+		ts.ledger.Clear(func(f ledger.Forgotten) { s.emitGone(ts, f) })
 		s.flushHeld(ts)
 	}
 	ts.setPhase(missing)

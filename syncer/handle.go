@@ -7,6 +7,7 @@ import (
 	"github.com/sirupsen/logrus"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubesync/kubesync/internal/ledger"
 	"github.com/kubesync/kubesync/resources"
 )
 
@@ -20,7 +21,7 @@ func (s *Syncer) handle(ctx context.Context, ev event) {
 	}
 	switch ev.kind {
 	case evInitStart:
-		ts.epoch = ts.ledger.nextEpoch(ts.epoch)
+		ts.epoch = ts.ledger.NextEpoch(ts.epoch)
 		ts.setPhase(listing)
 	case evInitApply:
 		for _, o := range ev.objs {
@@ -64,7 +65,7 @@ func (s *Syncer) handle(ctx context.Context, ev event) {
 // handle runs for every event, and an observer may take a lock per call.
 func (s *Syncer) observe(ts *typeState) {
 	o := &ts.observed
-	if n := ts.ledger.keyCount(); !o.told || n != o.objects {
+	if n := ts.ledger.KeyCount(); !o.told || n != o.objects {
 		s.cfg.observer.Objects(ts.t.Name, n)
 		o.objects = n
 	}
@@ -103,15 +104,15 @@ func (s *Syncer) emit(ts *typeState, ups ...Update) {
 // a changed one reports Updated for keys the object had, New for keys it did not,
 // and Deleted for keys its conversion no longer produces.
 func (s *Syncer) apply(ts *typeState, o object) {
-	if o.err == nil && ts.ledger.seen(o.id, o.rev, ts.epoch) {
+	if o.err == nil && ts.ledger.Seen(o.id, o.rev, ts.epoch) {
 		return
 	}
 	if o = o.decoded(); o.err != nil {
 		s.parseFailed(ts, o)
-		ts.ledger.mark(o.id, ts.epoch) // keep the last value that converted
+		ts.ledger.Mark(o.id, ts.epoch) // keep the last value that converted
 		return
 	}
-	oldKeys := ts.ledger.keys(o.id)
+	oldKeys := ts.ledger.Keys(o.id)
 	newKeys := make([]resources.Key, len(o.kvs))
 	ups := make([]Update, 0, len(o.kvs))
 	for i, kv := range o.kvs {
@@ -127,18 +128,18 @@ func (s *Syncer) apply(ts *typeState, o object) {
 			ups = append(ups, deletion(k, o.rev, o.uid))
 		}
 	}
-	ts.ledger.put(o.id, o.rev, o.uid, newKeys, ts.epoch)
+	ts.ledger.Put(o.id, o.rev, o.uid, newKeys, ts.epoch)
 	s.noteObject(ts, o)
 	s.emit(ts, ups...)
 }
 
 // remove records a deleted object; an unknown one reports nothing.
 func (s *Syncer) remove(ts *typeState, o object) {
-	f := ts.ledger.remove(o.id)
+	f := ts.ledger.Remove(o.id)
 	s.noteDeleted(ts, o.id)
-	f.rev = o.rev
+	f.Rev = o.rev
 	if o.uid != "" {
-		f.uid = o.uid
+		f.UID = o.uid
 	}
 	s.emitGone(ts, f)
 }
@@ -160,23 +161,23 @@ func (s *Syncer) finishList(ts *typeState, rv string) {
 	s.noteRevision(ts, rv)
 	s.caughtUp(ts)
 	s.recovered(ts)
-	ts.log.WithFields(logrus.Fields{"rv": rv, "objects": ts.ledger.len()}).Info("Type in sync")
+	ts.log.WithFields(logrus.Fields{"rv": rv, "objects": ts.ledger.Len()}).Info("Type in sync")
 }
 
 // sweep reports Deleted for every object not marked with epoch.
 func (s *Syncer) sweep(ts *typeState, epoch uint32) {
-	ts.ledger.sweep(epoch, func(f forgotten) {
-		s.noteDeleted(ts, f.id)
+	ts.ledger.Sweep(epoch, func(f ledger.Forgotten) {
+		s.noteDeleted(ts, f.ID)
 		s.emitGone(ts, f)
 	})
 }
 
 // emitGone reports Deleted, with the object's UID, for the keys of an object the
 // ledger forgot.
-func (s *Syncer) emitGone(ts *typeState, f forgotten) {
-	ups := make([]Update, 0, len(f.keys))
-	for _, k := range f.keys {
-		ups = append(ups, deletion(k, f.rev, f.uid))
+func (s *Syncer) emitGone(ts *typeState, f ledger.Forgotten) {
+	ups := make([]Update, 0, len(f.Keys))
+	for _, k := range f.Keys {
+		ups = append(ups, deletion(k, f.Rev, f.UID))
 	}
 	s.emit(ts, ups...)
 }

@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubesync/kubesync/internal/ledger"
 	"github.com/kubesync/kubesync/internal/wire"
 	"github.com/kubesync/kubesync/internal/wire/meta"
 )
@@ -51,7 +52,7 @@ var errFullRelist = errors.New("relist in full")
 // reads everything again, as a check of the whole state.
 func (ts *typeState) metaFirst() bool {
 	_, raw := ts.lw.(rawSource)
-	return raw && ts.listed && ts.pending != ListForced && ts.cfg.metaRelist > 0 && !ts.t.KeysOnly && !ts.fullOnly.Load() && !ts.ledger.empty()
+	return raw && ts.listed && ts.pending != ListForced && ts.cfg.metaRelist > 0 && !ts.t.KeysOnly && !ts.fullOnly.Load() && !ts.ledger.Empty()
 }
 
 // metaSource is what the metadata-first relist needs of a raw source.
@@ -126,8 +127,8 @@ func (w *watcher) metaList(ctx context.Context, ms metaSource) (changed []meta.M
 		bytes += page.Bytes
 		objs := make([]object, 0, len(page.Items))
 		for _, m := range page.Items {
-			o := object{id: objectID(m.Namespace, m.Name), rev: m.ResourceVersion}
-			if !w.ledger.known(o.id, o.rev) {
+			o := object{id: ledger.ObjectID(m.Namespace, m.Name), rev: m.ResourceVersion}
+			if !w.ledger.Known(o.id, o.rev) {
 				changed = append(changed, m)
 				continue
 			}
@@ -215,7 +216,7 @@ func (w *watcher) judge(metaBytes, getBytes, gets, total int) {
 // of it: a GET of a metadata-first relist returned a newer revision than the
 // list's, and the watch from the list's revision replays the events before it.
 // Skipping them keeps every key's revision from going back.
-func (s *Syncer) stale(ts *typeState, o object) bool { return ts.ledger.newer(o.id, o.rev) }
+func (s *Syncer) stale(ts *typeState, o object) bool { return ts.ledger.Newer(o.id, o.rev) }
 
 // relistMetaFirst runs the metadata-first relist, then the watch from its
 // revision, and reports whether it did; false: the watcher lists in full now.

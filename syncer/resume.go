@@ -217,7 +217,7 @@ func (s *Syncer) loadSnapshot(snap *Persisted, timing logrus.Fields) {
 				keys[i] = kv.Key
 				ups = append(ups, Update{KVPair: kv, UpdateType: KVNew})
 			}
-			ts.ledger.put(o.id, o.rev, o.uid, keys, ts.epoch)
+			ts.ledger.Put(o.id, o.rev, o.uid, keys, ts.epoch)
 		}
 		sig.Updates += len(ups)
 		s.enqueueUpdates(ups)

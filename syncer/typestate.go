@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubesync/kubesync/internal/ledger"
 	"github.com/kubesync/kubesync/resources"
 )
 
@@ -58,7 +59,7 @@ type typeState struct {
 	lw     cache.ListerWatcherWithContext
 	cfg    *config
 	log    logrus.FieldLogger
-	ledger *ledger
+	ledger *ledger.Ledger
 	idx    int
 
 	phase phase
@@ -143,7 +144,7 @@ func newTypeState(t resources.Type, lw cache.ListerWatcherWithContext, cfg *conf
 		lw:      lw,
 		cfg:     cfg,
 		log:     cfg.log.WithField("type", t.Name),
-		ledger:  newLedger(t),
+		ledger:  ledger.New(t),
 		initial: initialRead{strategy: strategy},
 		pending: ListInitial,
 		retry:   retry{backoff: cfg.backoff},
@@ -178,7 +179,7 @@ func (ts *typeState) start(ctx context.Context, events chan<- event, delay time.
 		cfg:    ts.cfg,
 		events: events,
 		ledger: ts.ledger,
-		fresh:  ts.ledger == nil || ts.ledger.empty(),
+		fresh:  ts.ledger == nil || ts.ledger.Empty(),
 		// A resumed type counts as listed: its relist must not go back past the checkpoint.
 		firstRead: !ts.listed,
 		fullOnly:  &ts.fullOnly,

@@ -37,7 +37,7 @@ func (s *Syncer) TypeStatus() []TypeStatus {
 // changed: it runs after every event, and most events change none of it.
 func (s *Syncer) publish(ts *typeState) {
 	st := TypeStatus{Name: ts.t.Name, Kind: ts.t.Kind, Required: ts.required(), Phase: ts.phase.String(),
-		Status: ts.status(), Failure: ts.failure, Objects: ts.ledger.len()}
+		Status: ts.status(), Failure: ts.failure, Objects: ts.ledger.Len()}
 	if st == ts.observed.published {
 		return
 	}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubesync/kubesync/internal/ledger"
 	"github.com/kubesync/kubesync/internal/wire"
 	"github.com/kubesync/kubesync/resources"
 )
@@ -90,8 +91,8 @@ type watcher struct {
 	catchUp bool
 	// listed: this watcher completed a list, so its watch follows one.
 	listed bool
-	// ledger is the type's, read (known) to skip decoding unchanged objects.
-	ledger *ledger
+	// ledger is the type's, read (Known) to skip decoding unchanged objects.
+	ledger *ledger.Ledger
 	// lazyDecode decodes the type's lazy values; set with WithLazyValues.
 	lazyDecode func([]byte) (runtime.Object, error)
 	// fresh: the ledger held nothing when the watcher started, so its custom
@@ -370,7 +371,7 @@ func (w *watcher) identify(obj runtime.Object) object {
 	if err != nil {
 		return object{raw: obj, err: fmt.Errorf("%s: object %T has no metadata: %w", w.t.Name, obj, err)}
 	}
-	return object{id: objectID(m.GetNamespace(), m.GetName()), rev: m.GetResourceVersion(), uid: m.GetUID()}
+	return object{id: ledger.ObjectID(m.GetNamespace(), m.GetName()), rev: m.GetResourceVersion(), uid: m.GetUID()}
 }
 
 // sleep waits for d on the syncer's clock or until ctx ends; it reports whether ctx

@@ -1,4 +1,4 @@
-package syncer
+package ledger
 
 import (
 	"slices"
@@ -11,19 +11,19 @@ import (
 	"github.com/kubesync/kubesync/resources"
 )
 
-// ledger is what the syncer remembers of one type: for each object the revision it
+// Ledger is what the syncer remembers of one type: for each object the revision it
 // last reported, its UID, and the keys its conversion produced. It never holds
-// values.
+// values. One goroutine writes it; Known and Empty may be asked from any other.
 //
 // Memory matters here (one entry per object in the cluster), so an object is one
-// record of a compact table (ledgertable.go): a packed uint64 with the revision,
+// record of a compact table (table.go): a packed uint64 with the revision,
 // when it is an integer below 2^48 (every etcd-backed apiserver's are), the list
 // epoch that last saw the object and two flags; the UID's 16 bytes; and the id.
 // Keys are derived from the object's identity in the common case where conversion
 // yields exactly the type's own key.
-type ledger struct {
+type Ledger struct {
 	// mu guards the table against the one reader outside the loop: a watcher that
-	// asks known before it decodes. The loop is the only writer, so it reads
+	// asks Known before it decodes. The loop is the only writer, so it reads
 	// without the lock and takes it only to write.
 	mu      sync.RWMutex
 	t       resources.Type
@@ -35,17 +35,17 @@ type ledger struct {
 	oddUIDs map[string]types.UID
 	oddKeys map[string][]resources.Key
 	// oddKeyCount is how many keys the key sets of oddKeys hold together, so
-	// that keyCount needs no walk.
+	// that KeyCount needs no walk.
 	oddKeyCount int
 }
 
-// forgotten is an object the ledger no longer holds, for a Deleted: its id, the
+// Forgotten is an object the ledger no longer holds, for a Deleted: its id, the
 // keys it had, its last revision and its UID.
-type forgotten struct {
-	id   string
-	keys []resources.Key
-	rev  string
-	uid  types.UID
+type Forgotten struct {
+	ID   string          // the object's id (ObjectID)
+	Keys []resources.Key // the keys it had, each to be Deleted
+	Rev  string          // the revision the ledger last held
+	UID  types.UID       // its UID, "" if it had none
 }
 
 // entry packs revision (bits 0-47), mark (bits 48-61) and flags (62, 63).
@@ -68,37 +68,41 @@ func (e entry) withMark(m uint32) entry {
 	return e&^(markMask<<markShift) | entry(m&markMask)<<markShift
 }
 
-func newLedger(t resources.Type) *ledger {
-	return &ledger{t: t, entries: newTable(), oddRevs: map[string]string{}, oddUIDs: map[string]types.UID{},
+// New returns an empty ledger of objects of type t, whose KeyFor gives an
+// object's default key.
+func New(t resources.Type) *Ledger {
+	return &Ledger{t: t, entries: newTable(), oddRevs: map[string]string{}, oddUIDs: map[string]types.UID{},
 		oddKeys: map[string][]resources.Key{}}
 }
 
-// objectID is the ledger's key of an object: namespace/name or name.
-func objectID(namespace, name string) string {
+// ObjectID is the ledger's key of an object: namespace/name, or name for a
+// cluster-scoped one.
+func ObjectID(namespace, name string) string {
 	if namespace == "" {
 		return name
 	}
 	return namespace + "/" + name
 }
 
-func (l *ledger) len() int { return l.entries.n }
+// Len is the number of objects the ledger holds.
+func (l *Ledger) Len() int { return l.entries.n }
 
-// keyCount is the number of keys the ledger holds: one per object of the default
+// KeyCount is the number of keys the ledger holds: one per object of the default
 // conversion, and what its conversion produced for any other, none for an
 // object the conversion dropped. These are the keys the consumer holds.
-func (l *ledger) keyCount() int { return l.entries.n - len(l.oddKeys) + l.oddKeyCount }
+func (l *Ledger) KeyCount() int { return l.entries.n - len(l.oddKeys) + l.oddKeyCount }
 
-// empty reports whether the ledger holds nothing; any goroutine may ask.
-func (l *ledger) empty() bool {
+// Empty reports whether the ledger holds nothing; any goroutine may ask.
+func (l *Ledger) Empty() bool {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	return l.entries.n == 0
 }
 
-// seen marks id with epoch if the ledger holds it at rev, and reports whether it
+// Seen marks id with epoch if the ledger holds it at rev, and reports whether it
 // does. It is the path of every unchanged object in a relist, so it compares
-// without allocating.
-func (l *ledger) seen(id, rev string, epoch uint32) bool {
+// without allocating. Only the writer may call it.
+func (l *Ledger) Seen(id, rev string, epoch uint32) bool {
 	r, ok := l.entries.get(id)
 	if !ok || !l.sameRev(id, r.e, rev) {
 		return false
@@ -109,19 +113,21 @@ func (l *ledger) seen(id, rev string, epoch uint32) bool {
 	return true
 }
 
-// known reports whether the ledger holds id at rev. A watcher asks it, outside the
-// loop, to skip decoding an object whose revision is unchanged; the loop's seen
-// decides again, so a stale answer costs a late decode, never a lost change.
-func (l *ledger) known(id, rev string) bool {
+// Known reports whether the ledger holds id at rev; any goroutine may ask. A
+// watcher asks it, outside the loop, to skip decoding an object whose revision is
+// unchanged; the loop's Seen decides again, so a stale answer costs a late
+// decode, never a lost change.
+func (l *Ledger) Known(id, rev string) bool {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	r, ok := l.entries.get(id)
 	return ok && l.sameRev(id, r.e, rev)
 }
 
-// newer reports whether the ledger holds id at an integer revision after rev, an
-// integer too (etcd's revisions are). The loop asks it, so it reads unlocked.
-func (l *ledger) newer(id, rev string) bool {
+// Newer reports whether the ledger holds id at an integer revision after rev, an
+// integer too (etcd's revisions are). Only the writer may call it: it reads
+// unlocked.
+func (l *Ledger) Newer(id, rev string) bool {
 	r, ok := l.entries.get(id)
 	if !ok || r.e.has(oddRev) {
 		return false
@@ -130,7 +136,7 @@ func (l *ledger) newer(id, rev string) bool {
 	return err == nil && r.e.rev() > n
 }
 
-func (l *ledger) sameRev(id string, e entry, rev string) bool {
+func (l *Ledger) sameRev(id string, e entry, rev string) bool {
 	if e.has(oddRev) {
 		return l.oddRevs[id] == rev
 	}
@@ -142,15 +148,16 @@ func (l *ledger) sameRev(id string, e entry, rev string) bool {
 	return err == nil && n == e.rev()
 }
 
-func (l *ledger) revOf(id string, e entry) string {
+func (l *Ledger) revOf(id string, e entry) string {
 	if e.has(oddRev) {
 		return l.oddRevs[id]
 	}
 	return strconv.FormatUint(e.rev(), 10)
 }
 
-// keys returns the keys recorded for id, or nil if id is unknown.
-func (l *ledger) keys(id string) []resources.Key {
+// Keys returns the keys recorded for id, or nil if id is unknown. Only the writer
+// may call it.
+func (l *Ledger) Keys(id string) []resources.Key {
 	r, ok := l.entries.get(id)
 	if !ok {
 		return nil
@@ -158,7 +165,7 @@ func (l *ledger) keys(id string) []resources.Key {
 	return l.keysOf(id, r.e)
 }
 
-func (l *ledger) keysOf(id string, e entry) []resources.Key {
+func (l *Ledger) keysOf(id string, e entry) []resources.Key {
 	if e.has(oddKeys) {
 		return l.oddKeys[id]
 	}
@@ -169,8 +176,9 @@ func (l *ledger) keysOf(id string, e entry) []resources.Key {
 	return []resources.Key{l.t.KeyFor(ns, name)}
 }
 
-// mark records that id was seen in the list or watch of the given epoch.
-func (l *ledger) mark(id string, epoch uint32) {
+// Mark records that id was seen in the list or watch of the given epoch, if the
+// ledger holds it.
+func (l *Ledger) Mark(id string, epoch uint32) {
 	if r, ok := l.entries.get(id); ok {
 		l.mu.Lock()
 		r.e = r.e.withMark(epoch)
@@ -178,9 +186,9 @@ func (l *ledger) mark(id string, epoch uint32) {
 	}
 }
 
-// put records id at rev with its UID and the keys its conversion produced, seen
+// Put records id at rev with its UID and the keys its conversion produced, seen
 // at epoch.
-func (l *ledger) put(id, rev string, uid types.UID, keys []resources.Key, epoch uint32) {
+func (l *Ledger) Put(id, rev string, uid types.UID, keys []resources.Key, epoch uint32) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	e := entry(0).withMark(epoch)
@@ -210,7 +218,7 @@ func (l *ledger) put(id, rev string, uid types.UID, keys []resources.Key, epoch 
 
 // setUID packs uid into r, or keeps it in the side table; it reports whether it
 // packed it.
-func (l *ledger) setUID(r *record, id string, uid types.UID) bool {
+func (l *Ledger) setUID(r *record, id string, uid types.UID) bool {
 	u, ok := parseUID(string(uid))
 	r.uid = u
 	if ok || uid == "" {
@@ -221,7 +229,7 @@ func (l *ledger) setUID(r *record, id string, uid types.UID) bool {
 	return false
 }
 
-func (l *ledger) uidOf(id string, r *record) types.UID {
+func (l *Ledger) uidOf(id string, r *record) types.UID {
 	if r.oddUID {
 		return l.oddUIDs[id]
 	}
@@ -231,13 +239,14 @@ func (l *ledger) uidOf(id string, r *record) types.UID {
 	return types.UID(formatUID(r.uid))
 }
 
-// remove forgets id and returns what it held of it.
-func (l *ledger) remove(id string) forgotten {
+// Remove forgets id and returns what it held of it: only the id if it held
+// nothing.
+func (l *Ledger) Remove(id string) Forgotten {
 	r, ok := l.entries.get(id)
 	if !ok {
-		return forgotten{id: id}
+		return Forgotten{ID: id}
 	}
-	f := forgotten{id: id, keys: l.keysOf(id, r.e), rev: l.revOf(id, r.e), uid: l.uidOf(id, r)}
+	f := Forgotten{ID: id, Keys: l.keysOf(id, r.e), Rev: l.revOf(id, r.e), UID: l.uidOf(id, r)}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.entries.delete(id)
@@ -248,9 +257,10 @@ func (l *ledger) remove(id string) forgotten {
 	return f
 }
 
-// nextEpoch returns the epoch after epoch. Marks are 14 bits: when they wrap, every
-// mark is reset to 0, which no epoch uses, so an old mark is never taken for new.
-func (l *ledger) nextEpoch(epoch uint32) uint32 {
+// NextEpoch returns the epoch after epoch, for a new list to mark what it holds
+// with. Marks are 14 bits: when they wrap, every mark is reset to 0, which no
+// epoch uses, so an old mark is never taken for new.
+func (l *Ledger) NextEpoch(epoch uint32) uint32 {
 	next := (epoch + 1) & markMask
 	if next == 0 {
 		l.mu.Lock()
@@ -261,20 +271,20 @@ func (l *ledger) nextEpoch(epoch uint32) uint32 {
 	return next
 }
 
-// sweep removes every object not marked with epoch and calls gone for each.
-func (l *ledger) sweep(epoch uint32, gone func(forgotten)) {
+// Sweep removes every object not marked with epoch and calls gone for each.
+func (l *Ledger) Sweep(epoch uint32, gone func(Forgotten)) {
 	l.removeIf(func(e entry) bool { return e.mark() != epoch }, gone)
 }
 
-// clear forgets every object and calls gone for each.
-func (l *ledger) clear(gone func(forgotten)) {
+// Clear forgets every object and calls gone for each.
+func (l *Ledger) Clear(gone func(Forgotten)) {
 	l.removeIf(func(entry) bool { return true }, gone)
 }
 
-func (l *ledger) removeIf(drop func(entry) bool, gone func(forgotten)) {
+func (l *Ledger) removeIf(drop func(entry) bool, gone func(Forgotten)) {
 	l.entries.each(func(r *record) {
 		if drop(r.e) {
-			gone(l.remove(l.entries.id(r)))
+			gone(l.Remove(l.entries.id(r)))
 		}
 	})
 }

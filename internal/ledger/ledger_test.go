@@ -1,4 +1,4 @@
-package syncer
+package ledger
 
 import (
 	"fmt"
@@ -20,11 +20,11 @@ func ledgerBytesPerKey(n int) float64 {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	l := newLedger(t)
+	l := New(t)
 	for i := range n {
 		name := fmt.Sprintf("cm-%06d", i)
 		uid := types.UID(fmt.Sprintf("5f0c%04x-9a1e-4b2c-8d3e-%012x", i%0x10000, i))
-		l.put(objectID("bench", name), strconv.Itoa(1000+i), uid, []resources.Key{t.KeyFor("bench", name)}, 1)
+		l.Put(ObjectID("bench", name), strconv.Itoa(1000+i), uid, []resources.Key{t.KeyFor("bench", name)}, 1)
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
@@ -42,11 +42,11 @@ func TestLedgerBytesPerKey(t *testing.T) {
 
 func TestLedgerKeepsOddRevisionsKeysAndMarks(t *testing.T) {
 	typ := resources.Custom(resources.Pods.GVR, "Pod", true)
-	l := newLedger(typ)
+	l := New(typ)
 	extra := []resources.Key{{Kind: "Endpoint", Namespace: "ns", Name: "a-0"}, {Kind: "Endpoint", Namespace: "ns", Name: "a-1"}}
-	l.put("ns/a", "opaque-rev", "not-a-uuid", extra, 1)
-	l.put("ns/b", "281474976710656", "", []resources.Key{typ.KeyFor("ns", "b")}, 1) // 2^48: too big to pack
-	l.put("ns/c", "42", "0a1b2c3d-4e5f-6789-abcd-ef0123456789", []resources.Key{typ.KeyFor("ns", "c")}, 1)
+	l.Put("ns/a", "opaque-rev", "not-a-uuid", extra, 1)
+	l.Put("ns/b", "281474976710656", "", []resources.Key{typ.KeyFor("ns", "b")}, 1) // 2^48: too big to pack
+	l.Put("ns/c", "42", "0a1b2c3d-4e5f-6789-abcd-ef0123456789", []resources.Key{typ.KeyFor("ns", "c")}, 1)
 
 	for id, want := range map[string]string{"ns/a": "opaque-rev", "ns/b": "281474976710656", "ns/c": "42"} {
 		if r, _ := l.entries.get(id); l.revOf(id, r.e) != want {
@@ -58,10 +58,10 @@ func TestLedgerKeepsOddRevisionsKeysAndMarks(t *testing.T) {
 			t.Errorf("uid(%s) = %q, want %q", id, l.uidOf(id, r), want)
 		}
 	}
-	if got := l.keys("ns/a"); len(got) != 2 || got[1] != extra[1] {
+	if got := l.Keys("ns/a"); len(got) != 2 || got[1] != extra[1] {
 		t.Errorf("keys(ns/a) = %v, want %v", got, extra)
 	}
-	if got := l.keys("ns/c"); len(got) != 1 || got[0] != typ.KeyFor("ns", "c") {
+	if got := l.Keys("ns/c"); len(got) != 1 || got[0] != typ.KeyFor("ns", "c") {
 		t.Errorf("keys(ns/c) = %v", got)
 	}
 
@@ -69,16 +69,16 @@ func TestLedgerKeepsOddRevisionsKeysAndMarks(t *testing.T) {
 	// ago must still be swept, and a freshly marked one kept.
 	epoch := uint32(1)
 	for range markMask {
-		epoch = l.nextEpoch(epoch)
+		epoch = l.NextEpoch(epoch)
 	}
 	if epoch == 0 {
 		t.Fatal("epoch 0 is reserved")
 	}
-	l.mark("ns/c", epoch)
+	l.Mark("ns/c", epoch)
 	var swept []string
-	l.sweep(epoch, func(f forgotten) { swept = append(swept, f.id) })
-	if len(swept) != 2 || l.len() != 1 {
-		t.Errorf("swept %v, %d left; want ns/a and ns/b swept, ns/c kept", swept, l.len())
+	l.Sweep(epoch, func(f Forgotten) { swept = append(swept, f.ID) })
+	if len(swept) != 2 || l.Len() != 1 {
+		t.Errorf("swept %v, %d left; want ns/a and ns/b swept, ns/c kept", swept, l.Len())
 	}
 	if len(l.oddRevs) != 0 || len(l.oddKeys) != 0 || len(l.oddUIDs) != 0 {
 		t.Errorf("side tables not cleaned: %v %v %v", l.oddRevs, l.oddKeys, l.oddUIDs)

@@ -1,4 +1,4 @@
-package syncer
+package ledger
 
 import (
 	"encoding/hex"
@@ -73,7 +73,7 @@ func (t *table) get(id string) (*record, bool) {
 // insert returns the record of id, a zero one added if id was unknown.
 func (t *table) insert(id string) *record {
 	if len(id) == 0 || len(id) > 1<<16-1 {
-		panic("syncer: an object id must be 1 to 65535 bytes long")
+		panic("ledger: an object id must be 1 to 65535 bytes long")
 	}
 	r, slot := t.find(id)
 	if r != nil {
