@@ -1,9 +1,9 @@
 package syncer
 
 import (
-	"net/http"
-
 	"k8s.io/client-go/rest"
+
+	"github.com/kubesync/kubesync/internal/wire"
 )
 
 // WithCompression says whether the syncer's clients accept gzip-compressed
@@ -32,23 +32,5 @@ func (c *config) restConfigFor(restCfg *rest.Config) *rest.Config {
 	if c.compression == nil || restCfg == nil {
 		return restCfg
 	}
-	out := rest.CopyConfig(restCfg)
-	out.DisableCompression = !*c.compression
-	if !*c.compression {
-		out.Wrap(func(rt http.RoundTripper) http.RoundTripper { return identityEncoding{rt} })
-	}
-	return out
-}
-
-// identityEncoding asks for uncompressed responses: with Accept-Encoding set,
-// Go's transport neither asks for gzip itself nor un-gzips.
-type identityEncoding struct{ next http.RoundTripper }
-
-func (t identityEncoding) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.Header.Get("Accept-Encoding") != "" {
-		return t.next.RoundTrip(r)
-	}
-	r = r.Clone(r.Context())
-	r.Header.Set("Accept-Encoding", "identity")
-	return t.next.RoundTrip(r)
+	return wire.CompressionConfig(restCfg, *c.compression)
 }

@@ -1,10 +1,6 @@
 package syncer
 
 import (
-	"sync/atomic"
-
-	"k8s.io/apimachinery/pkg/runtime"
-
 	"github.com/kubesync/kubesync/internal/wire"
 	"github.com/kubesync/kubesync/resources"
 )
@@ -34,7 +30,7 @@ func (w *watcher) lazy() bool {
 }
 
 // valueOf is the object a changed raw object becomes: decoded and converted, or
-// with lazy values a Raw of what it keeps (wire.Object.Keep: a protobuf message
+// with lazy values a Raw of what it keeps (wire.Object.Lazy: a protobuf message
 // with its managed fields stripped, or a copy of a custom type's document, whose
 // managed fields go at decode), so that no value pins its list page or watch
 // frame.
@@ -42,13 +38,12 @@ func (w *watcher) valueOf(r *wire.Object) object {
 	if !w.lazy() {
 		return w.decodeRaw(r)
 	}
-	data, err := r.Keep()
+	v, err := r.Lazy(w.lazyDecode)
 	if err != nil {
 		return w.rawFailed(r, err)
 	}
 	o := rawIdentity(r)
-	o.kvs = []resources.KVPair{{Key: w.t.KeyFor(r.Meta.Namespace, r.Meta.Name),
-		Value: resources.NewRaw(data, w.lazyDecode), Revision: o.rev, UID: o.uid}}
+	o.kvs = []resources.KVPair{{Key: w.t.KeyFor(r.Meta.Namespace, r.Meta.Name), Value: v, Revision: o.rev, UID: o.uid}}
 	if w.cfg.checkpoint != nil {
 		// The checkpoint records typed objects: decode this one for it. One that
 		// does not decode is a parse failure, as without lazy values.
@@ -59,9 +54,4 @@ func (w *watcher) valueOf(r *wire.Object) object {
 		o.src = d.src
 	}
 	return o
-}
-
-// lazyDecoder decodes the Raw values of one type, counting each full decode.
-func lazyDecoder(typeName string, rs rawSource, decodes *atomic.Int64) func([]byte) (runtime.Object, error) {
-	return rs.LazyDecoder(typeName, decodes)
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesync/kubesync/internal/ledger"
 	"github.com/kubesync/kubesync/internal/wire"
@@ -51,17 +50,9 @@ var errFullRelist = errors.New("relist in full")
 // type that has completed a list, for any reason but Syncer.Relist's, which
 // reads everything again, as a check of the whole state.
 func (ts *typeState) metaFirst() bool {
-	_, raw := ts.lw.(rawSource)
+	_, raw := ts.lw.(wire.RawSource)
 	return raw && ts.listed && ts.pending != ListForced && ts.cfg.metaRelist > 0 && !ts.t.KeysOnly && !ts.fullOnly.Load() && !ts.ledger.Empty()
 }
-
-// metaSource is what the metadata-first relist needs of a raw source.
-type metaSource interface {
-	ListMetadata(ctx context.Context, opts metav1.ListOptions) (wire.MetaPage, error)
-	GetRaw(ctx context.Context, namespace, name, rv string) (*wire.Object, int, error)
-}
-
-var _ metaSource = (*wire.RawListerWatcher)(nil)
 
 // metaRelist is the metadata-first relist: it lists metadata, hands on the
 // objects whose revision the ledger holds (the loop marks them, nothing is
@@ -70,24 +61,25 @@ var _ metaSource = (*wire.RawListerWatcher)(nil)
 // older than what a GET returned is skipped by the loop (Syncer.stale). It
 // returns errFullRelist when a full list must follow.
 func (w *watcher) metaRelist(ctx context.Context) (string, error) {
-	ms, ok := w.raw().(metaSource)
+	ms, ok := w.raw().(wire.MetaSource)
 	if !ok {
 		return "", errFullRelist
 	}
-	changed, total, rv, metaBytes, err := w.metaList(ctx, ms)
+	changed, list, err := w.metaList(ctx, ms)
 	if err != nil {
 		return "", fullOnSurprise(err)
 	}
-	if float64(len(changed)) > w.cfg.metaRelist*float64(total) {
+	rv := list.ResourceVersion
+	if float64(len(changed)) > w.cfg.metaRelist*float64(list.Objects) {
 		w.cfg.log.WithField("type", w.t.Name).WithField("changed", len(changed)).
-			WithField("objects", total).Debug("Many objects changed; relisting in full")
+			WithField("objects", list.Objects).Debug("Many objects changed; relisting in full")
 		return "", errFullRelist
 	}
 	getBytes, err := w.fetch(ctx, ms, changed, rv)
 	if err != nil {
 		return "", fullOnSurprise(err)
 	}
-	w.judge(metaBytes, getBytes, len(changed), total)
+	w.judge(list.Bytes, getBytes, len(changed), list.Objects)
 	if !w.send(ctx, event{kind: evInitDone, rv: rv}) {
 		return "", ctx.Err()
 	}
@@ -104,29 +96,30 @@ func fullOnSurprise(err error) error {
 	return err
 }
 
-// metaList reads the metadata list page by page. It sends the list's start and,
-// per page, the objects the ledger holds at their revision; it returns the
-// metadata of the others, how many objects the list held, its revision and its
-// bytes.
-func (w *watcher) metaList(ctx context.Context, ms metaSource) (changed []meta.Meta, total int, rv string, bytes int, err error) {
+// metaList reads the metadata list page by page (wire.MetaPages). It sends the
+// list's start and, per page, the objects the ledger holds at their revision; it
+// returns the metadata of the others, and the pages read, which count the list's
+// objects and bytes and hold its revision.
+func (w *watcher) metaList(ctx context.Context, ms wire.MetaSource) ([]meta.Meta, *wire.MetaPages, error) {
 	opts := w.options()
 	opts.Limit = w.cfg.pageSize
 	if w.t.PageSize > 0 {
 		opts.Limit = w.t.PageSize
 	}
-	for first := true; ; first = false {
+	list := wire.NewMetaPages(ms, opts)
+	var changed []meta.Meta
+	for !list.Done() {
 		g := w.guard(ctx, w.cfg.progressTimeout)
-		page, err := ms.ListMetadata(g.ctx, opts)
+		items, err := list.Next(g.ctx)
 		g.stop()
 		if err = g.explain(err); err != nil {
-			return nil, 0, "", 0, err
+			return nil, nil, err
 		}
-		if first && !w.send(ctx, event{kind: evInitStart}) {
-			return nil, 0, "", 0, ctx.Err()
+		if list.Pages == 1 && !w.send(ctx, event{kind: evInitStart}) {
+			return nil, nil, ctx.Err()
 		}
-		bytes += page.Bytes
-		objs := make([]object, 0, len(page.Items))
-		for _, m := range page.Items {
+		objs := make([]object, 0, len(items))
+		for _, m := range items {
 			o := object{id: ledger.ObjectID(m.Namespace, m.Name), rev: m.ResourceVersion}
 			if !w.ledger.Known(o.id, o.rev) {
 				changed = append(changed, m)
@@ -135,15 +128,11 @@ func (w *watcher) metaList(ctx context.Context, ms metaSource) (changed []meta.M
 			o.decode = func() object { return w.changedMeanwhile(o) }
 			objs = append(objs, o)
 		}
-		total += len(page.Items)
 		if !w.send(ctx, event{kind: evInitApply, objs: objs}) {
-			return nil, 0, "", 0, ctx.Err()
+			return nil, nil, ctx.Err()
 		}
-		if page.Meta.Continue == "" {
-			return changed, total, page.Meta.ResourceVersion, bytes, nil
-		}
-		opts.Continue = page.Meta.Continue
 	}
+	return changed, list, nil
 }
 
 // changedMeanwhile is an object the watcher found unchanged but the loop did
@@ -162,7 +151,7 @@ const fetchBatch = 100
 // object (decoded, or lazy); it returns the bytes of the objects. An object gone
 // since the list makes a full list follow, which orders its deletion with the
 // watch that comes after.
-func (w *watcher) fetch(ctx context.Context, ms metaSource, changed []meta.Meta, rv string) (int, error) {
+func (w *watcher) fetch(ctx context.Context, ms wire.MetaSource, changed []meta.Meta, rv string) (int, error) {
 	bytes := 0
 	objs := make([]object, 0, min(len(changed), fetchBatch))
 	for i, m := range changed {

@@ -3,48 +3,19 @@ package syncer
 import (
 	"context"
 	"errors"
-	"fmt"
-	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubesync/kubesync/internal/wire"
 	"github.com/kubesync/kubesync/resources"
 )
 
-// rawSource is the raw path of a type's lister/watcher (wire.RawListerWatcher,
-// wire.DocumentListerWatcher): list pages and watches whose objects arrive as
-// *wire.Object, metadata read and body not decoded, and a switch to the typed or
-// dynamic client it falls back to. whole asks for every body decoded at once,
-// where reading metadata first would only add a pass (see decodesAll).
-type rawSource interface {
-	RawEnabled() bool
-	DisableRaw()
-	ListRaw(ctx context.Context, opts metav1.ListOptions, whole bool) (wire.Page, error)
-	WatchRaw(ctx context.Context, opts metav1.ListOptions, whole bool) (wire.Stream, error)
-	LazyDecoder(typeName string, decodes *atomic.Int64) func([]byte) (runtime.Object, error)
-}
-
-// Both raw lister/watchers serve the raw path: were one not to, its type would
-// silently read through its fallback client only.
-var (
-	_ rawSource = (*wire.RawListerWatcher)(nil)
-	_ rawSource = (*wire.DocumentListerWatcher)(nil)
-)
-
-// raw returns the type's raw source if the raw path is on.
-func (w *watcher) raw() rawSource {
-	if rs, ok := w.lw.(rawSource); ok && rs.RawEnabled() {
-		return rs
-	}
-	return nil
-}
+// raw returns the type's raw source (see wire.RawSource) if the raw path is on.
+func (w *watcher) raw() wire.RawSource { return wire.RawOf(w.lw) }
 
 // disableRaw turns the raw path off for the type after err.
-func (w *watcher) disableRaw(rs rawSource, err error) {
+func (w *watcher) disableRaw(rs wire.RawSource, err error) {
 	w.cfg.log.WithField("type", w.t.Name).WithError(err).Warn("Raw protobuf path off; reading through the typed client")
 	rs.DisableRaw()
 }
@@ -53,7 +24,7 @@ func (w *watcher) disableRaw(rs rawSource, err error) {
 // JSON) with its items' metadata only; convertRaw then decodes only what the
 // ledger does not hold. Decoded objects copy what they keep, so nothing retains
 // the page.
-func (w *watcher) rawPage(ctx context.Context, rs rawSource, opts metav1.ListOptions) ([]object, wire.ListMeta, error) {
+func (w *watcher) rawPage(ctx context.Context, rs wire.RawSource, opts metav1.ListOptions) ([]object, wire.ListMeta, error) {
 	g := w.guard(ctx, w.cfg.progressTimeout)
 	page, err := rs.ListRaw(g.ctx, opts, w.decodesAll())
 	g.stop()
@@ -89,18 +60,14 @@ func (w *watcher) openWatch(ctx context.Context, opts metav1.ListOptions) (watch
 	return w.lw.WatchWithContext(ctx, opts)
 }
 
-// streamErr is why a watch whose result channel closed ended: nil for a clean
-// end; a raw stream that could not be read says why, and turns the raw path off
-// if what it read was unexpected.
+// streamErr is why a watch whose result channel closed ended (wire.StreamErr),
+// after which the raw path is off if what the stream read was unexpected.
 func (w *watcher) streamErr(wi watch.Interface) error {
-	s, ok := wi.(wire.Stream)
-	if !ok || s.Err() == nil {
-		return nil
+	err := wire.StreamErr(wi)
+	if rs := w.raw(); rs != nil && errors.Is(err, wire.ErrUnexpected) {
+		w.disableRaw(rs, err)
 	}
-	if rs := w.raw(); rs != nil && errors.Is(s.Err(), wire.ErrUnexpected) {
-		w.disableRaw(rs, s.Err())
-	}
-	return s.Err()
+	return err
 }
 
 // decodesAll reports whether the watcher needs every body decoded, with nothing
@@ -109,8 +76,10 @@ func (w *watcher) streamErr(wi watch.Interface) error {
 // are then decoded in full at once, not metadata first.
 func (w *watcher) decodesAll() bool { return w.fresh && !w.t.KeysOnly && !w.lazy() }
 
+// rawIdentity is the identity of r, as the ledger knows it.
 func rawIdentity(r *wire.Object) object {
-	return object{id: r.ID(), rev: r.Meta.ResourceVersion, uid: types.UID(r.Meta.UID)}
+	id, rev, uid := r.Identity()
+	return object{id: id, rev: rev, uid: uid}
 }
 
 // convertRaw is convert for an object not yet decoded. A KeysOnly type never
@@ -144,18 +113,17 @@ func (w *watcher) released(r *wire.Object) object {
 // decodeRaw decodes r in full and converts it. One that does not decode reaches
 // OnParseFailed as its metadata (a PartialObjectMetadata), which pins no page.
 func (w *watcher) decodeRaw(r *wire.Object) object {
-	obj, err := r.Decode()
+	obj, err := r.DecodeCounted(w.cfg.decodes)
 	if err != nil {
 		return w.rawFailed(r, err)
 	}
-	w.cfg.decodes.Add(1)
 	return w.convert(obj)
 }
 
-// rawFailed is the parse failure of r.
+// rawFailed is the parse failure of r (wire.Object.Failure).
 func (w *watcher) rawFailed(r *wire.Object, err error) object {
 	o := rawIdentity(r)
-	o.raw, o.err = r.Partial(), fmt.Errorf("%s %s: %w", w.t.Name, o.id, err)
+	o.raw, o.err = r.Failure(w.t.Name, err)
 	return o
 }
 

@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubesync/kubesync/internal/ledger"
+	"github.com/kubesync/kubesync/internal/wire"
 	"github.com/kubesync/kubesync/resources"
 )
 
@@ -184,8 +185,8 @@ func (ts *typeState) start(ctx context.Context, events chan<- event, delay time.
 		firstRead: !ts.listed,
 		fullOnly:  &ts.fullOnly,
 	}
-	if rs, ok := ts.lw.(rawSource); ok && ts.cfg.lazyValues {
-		w.lazyDecode = lazyDecoder(ts.t.Name, rs, ts.cfg.decodes)
+	if rs, ok := ts.lw.(wire.RawSource); ok && ts.cfg.lazyValues {
+		w.lazyDecode = rs.LazyDecoder(ts.t.Name, ts.cfg.decodes)
 	}
 	p := plan{list: ts.pending != NoList, rv: ts.lastRV, delay: delay, strategy: ts.initial.strategy}
 	p.metaFirst = p.list && ts.metaFirst()

@@ -59,6 +59,46 @@ func (c *rawClient) ListMetadata(ctx context.Context, opts metav1.ListOptions) (
 	return p, nil
 }
 
+// MetaPages reads a metadata-only list (ListMetadata) page by page, following
+// its continue tokens, and counts what it read.
+type MetaPages struct {
+	src  MetaSource
+	opts metav1.ListOptions
+	done bool
+	// Pages, Objects and Bytes count the pages read so far, their items and
+	// their bytes (MetaPage.Bytes).
+	Pages, Objects, Bytes int
+	// ResourceVersion is the list's revision, once Done.
+	ResourceVersion string
+}
+
+// NewMetaPages starts a metadata-only list of src with opts, whose Limit is the
+// page size.
+func NewMetaPages(src MetaSource, opts metav1.ListOptions) *MetaPages {
+	return &MetaPages{src: src, opts: opts}
+}
+
+// Done reports whether the list's last page has been read.
+func (p *MetaPages) Done() bool { return p.done }
+
+// Next reads the next page under ctx (a deadline of the page's own, as each
+// request may have) and returns its items' metadata. A page that fails may be
+// read again by another call.
+func (p *MetaPages) Next(ctx context.Context) ([]meta.Meta, error) {
+	page, err := p.src.ListMetadata(ctx, p.opts)
+	if err != nil {
+		return nil, err
+	}
+	p.Pages++
+	p.Objects += len(page.Items)
+	p.Bytes += page.Bytes
+	p.opts.Continue = page.Meta.Continue
+	if page.Meta.Continue == "" {
+		p.done, p.ResourceVersion = true, page.Meta.ResourceVersion
+	}
+	return page.Items, nil
+}
+
 // GetRaw reads one object (namespace "" for a cluster-scoped one) at
 // resourceVersion rv or newer ("not older than", served from the watch cache;
 // "": the latest), its metadata read and its body not decoded, and the size of

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync/atomic"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubesync/kubesync/internal/wire/meta"
+	"github.com/kubesync/kubesync/resources"
 )
 
 // ErrUnexpected marks what the raw path did not expect (a body without the
@@ -81,8 +83,42 @@ func (o *Object) ID() string {
 	return o.Meta.Namespace + "/" + o.Meta.Name
 }
 
+// Identity is what the syncer's ledger knows an object by: its id (ID), its
+// revision and its UID, all read from its metadata.
+func (o *Object) Identity() (id, rev string, uid types.UID) {
+	return o.ID(), o.Meta.ResourceVersion, types.UID(o.Meta.UID)
+}
+
 // Decode decodes the body in full, as the typed or dynamic client would.
 func (o *Object) Decode() (runtime.Object, error) { return o.f.decode(o.body) }
+
+// DecodeCounted is Decode that counts each body decoded in decodes, the count
+// of full decodes that a lazy value's decoder (LazyDecoder) adds to as well.
+func (o *Object) DecodeCounted(decodes *atomic.Int64) (runtime.Object, error) {
+	obj, err := o.Decode()
+	if err == nil {
+		decodes.Add(1)
+	}
+	return obj, err
+}
+
+// Failure is the parse failure of an object of typeName whose body did not
+// decode, or could not be kept, with err: its metadata (Partial), which is what
+// a consumer is handed of it and which pins no page or frame, and err naming
+// the object.
+func (o *Object) Failure(typeName string, err error) (*metav1.PartialObjectMetadata, error) {
+	return o.Partial(), fmt.Errorf("%s %s: %w", typeName, o.ID(), err)
+}
+
+// Lazy is the object as a lazy value: a resources.Raw of what Keep keeps, which
+// decode (LazyDecoder) turns into the object the default conversion hands on.
+func (o *Object) Lazy(decode func([]byte) (runtime.Object, error)) (*resources.Raw, error) {
+	data, err := o.Keep()
+	if err != nil {
+		return nil, err
+	}
+	return resources.NewRaw(data, decode), nil
+}
 
 // Keep is what a lazy value keeps of the object: bytes of its own, so that it
 // pins no page or frame. A protobuf message loses its managed fields; a document
