@@ -121,20 +121,13 @@ func decodeMeta(obj []byte, isJSON bool) (Meta, error) {
 func jsonMeta(obj []byte) (m Meta, id string, ok bool) {
 	s := scanner{b: obj}
 	var f docMetaFields
-	if !s.next('{') {
-		return Meta{}, "", false
-	}
-	for n := 0; ; {
-		key, more := s.key(&n)
-		if !more {
-			break
-		}
+	s.object(func(key []byte) bool {
 		if string(key) == "metadata" {
 			s.metadata(&f)
-		} else if !s.skip() {
-			s.bad = true
+			return true
 		}
-	}
+		return s.skip()
+	})
 	if s.space(); s.bad || s.i != len(s.b) {
 		return Meta{}, "", false
 	}
@@ -151,53 +144,35 @@ type docMetaFields struct {
 
 // metadata reads the metadata object into f.
 func (s *scanner) metadata(f *docMetaFields) {
-	if !s.next('{') {
-		s.bad = true
-		return
-	}
-	for n := 0; ; {
-		key, more := s.key(&n)
-		if !more {
-			return
-		}
-		ok := true
+	s.object(func(key []byte) bool {
 		switch string(key) {
 		case "name":
-			ok = s.str(&f.name)
+			return s.str(&f.name)
 		case "namespace":
-			ok = s.str(&f.ns)
+			return s.str(&f.ns)
 		case "uid":
-			ok = s.str(&f.uid)
+			return s.str(&f.uid)
 		case "resourceVersion":
-			ok = s.str(&f.rv)
+			return s.str(&f.rv)
 		case "annotations":
 			s.annotations(f)
-		default:
-			ok = s.skip()
+			return true
 		}
-		s.bad = s.bad || !ok
-	}
+		return s.skip()
+	})
 }
 
 // annotations reads whether the annotations hold the initial-events-end one.
 func (s *scanner) annotations(f *docMetaFields) {
-	if !s.next('{') {
-		s.bad = true
-		return
-	}
-	for n := 0; ; {
-		key, more := s.key(&n)
-		if !more {
-			return
-		}
+	s.object(func(key []byte) bool {
 		if string(key) != metav1.InitialEventsAnnotationKey {
-			s.bad = s.bad || !s.skip()
-			continue
+			return s.skip()
 		}
 		var v []byte
-		s.bad = s.bad || !s.str(&v)
+		ok := s.str(&v)
 		f.end = f.end || string(v) == "true"
-	}
+		return ok
+	})
 }
 
 // scanner walks JSON bytes. It reads strings without escapes only: a string
@@ -206,6 +181,27 @@ type scanner struct {
 	b   []byte
 	i   int
 	bad bool
+}
+
+// object reads an object: its '{', then each key and its ':', for field to
+// read the key's value (or skip it) and report whether the value was well
+// formed, up to the object's '}'. What it does not expect sets bad. Every
+// object the scanner reads goes through it: the document, its metadata, the
+// annotations, a watch event.
+func (s *scanner) object(field func(key []byte) bool) {
+	if !s.next('{') {
+		s.bad = true
+		return
+	}
+	for n := 0; ; {
+		key, more := s.key(&n)
+		if !more {
+			return
+		}
+		if !field(key) {
+			s.bad = true
+		}
+	}
 }
 
 // key reads the next key of an object whose '{' was read, and its ':'; n

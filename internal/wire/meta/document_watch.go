@@ -178,26 +178,19 @@ func jsonEvent(ev []byte) (typ string, obj []byte, ok bool) {
 	s := scanner{b: ev}
 	var t []byte
 	start, end := -1, -1
-	if !s.next('{') {
-		return "", nil, false
-	}
-	for n := 0; ; {
-		key, more := s.key(&n)
-		if !more {
-			break
-		}
+	s.object(func(key []byte) bool {
 		switch string(key) {
 		case "type":
-			s.bad = s.bad || !s.str(&t)
+			return s.str(&t)
 		case "object":
 			s.space()
 			start = s.i
-			s.bad = s.bad || !s.skip()
+			ok := s.skip()
 			end = s.i
-		default:
-			s.bad = s.bad || !s.skip()
+			return ok
 		}
-	}
+		return s.skip()
+	})
 	if s.space(); s.bad || s.i != len(ev) || start < 0 {
 		return "", nil, false
 	}
