@@ -1,13 +1,15 @@
 package wire_test
 
 import (
-	"context"
+	"errors"
 	"strconv"
+	"sync/atomic"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -15,12 +17,6 @@ import (
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncertest"
 )
-
-// metaSource is what the metadata-first relist reads of a raw lister/watcher.
-type metaSource interface {
-	ListMetadata(ctx context.Context, opts metav1.ListOptions) (wire.MetaPage, error)
-	GetRaw(ctx context.Context, namespace, name, rv string) (*wire.Object, int, error)
-}
 
 var _ = Describe("metadata lists and single objects", func() {
 	var (
@@ -51,7 +47,7 @@ var _ = Describe("metadata lists and single objects", func() {
 
 	for _, t := range []resources.Type{resources.ConfigMaps, resources.NetworkSets} {
 		It("lists only metadata, page by page, and GETs one object undecoded, "+t.Name, func(ctx SpecContext) {
-			ms, ok := wire.ListerWatcher(t, clients).(metaSource)
+			ms, ok := wire.ListerWatcher(t, clients).(wire.MetaSource)
 			Expect(ok).To(BeTrue())
 			first, err := ms.ListMetadata(ctx, metav1.ListOptions{Limit: 2})
 			Expect(err).NotTo(HaveOccurred())
@@ -81,6 +77,52 @@ var _ = Describe("metadata lists and single objects", func() {
 
 			_, _, err = ms.GetRaw(ctx, "ns", "missing", "")
 			Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%v", err)
+		})
+
+		It("reads a metadata list to its end with MetaPages, counting its pages, objects and bytes, "+t.Name, func(ctx SpecContext) {
+			pages := wire.NewMetaPages(wire.ListerWatcher(t, clients).(wire.MetaSource), metav1.ListOptions{Limit: 2})
+			var names []string
+			for !pages.Done() {
+				items, err := pages.Next(ctx)
+				Expect(err).NotTo(HaveOccurred())
+				for _, m := range items {
+					names = append(names, m.Name)
+				}
+			}
+			Expect(names).To(Equal([]string{"o0", "o1", "o2"}))
+			Expect(pages.Pages).To(Equal(2))
+			Expect(pages.Objects).To(Equal(3))
+			Expect(pages.Bytes).To(BeNumerically(">", 0))
+			Expect(pages.ResourceVersion).NotTo(BeEmpty())
+			Expect(srv.MetadataLists()).To(Equal(2))
+		})
+
+		It("decodes a raw object counted, as a lazy value, and names its parse failure, "+t.Name, func(ctx SpecContext) {
+			lw := wire.ListerWatcher(t, clients)
+			o, _, err := lw.(wire.MetaSource).GetRaw(ctx, "ns", "o1", "")
+			Expect(err).NotTo(HaveOccurred())
+			id, rev, uid := o.Identity()
+			Expect(id).To(Equal("ns/o1"))
+			Expect(rev).To(Equal(o.Meta.ResourceVersion))
+			Expect(string(uid)).To(Equal(o.Meta.UID))
+
+			var decodes atomic.Int64
+			obj, err := o.DecodeCounted(&decodes)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(decodes.Load()).To(Equal(int64(1)))
+			v, err := o.Lazy(lw.(wire.RawSource).LazyDecoder(t.Name, &decodes))
+			Expect(err).NotTo(HaveOccurred())
+			lazy, err := v.Object()
+			Expect(err).NotTo(HaveOccurred())
+			Expect(decodes.Load()).To(Equal(int64(2)), "the lazy value's decode counts too")
+			Expect(apimeta.NewAccessor().Name(lazy)).To(Equal("o1"))
+			Expect(apimeta.NewAccessor().Name(obj)).To(Equal("o1"))
+
+			partial, err := o.Failure(t.Name, errors.New("cannot decode"))
+			Expect(err).To(MatchError(t.Name + " ns/o1: cannot decode"))
+			Expect(partial.Name).To(Equal("o1"))
+			Expect(partial.Namespace).To(Equal("ns"))
+			Expect(partial.ResourceVersion).To(Equal(rev))
 		})
 	}
 })

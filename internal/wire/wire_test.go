@@ -92,5 +92,6 @@ var _ = Describe("a raw watch", func() {
 		s := watchOf(append([]byte{0, 0, 0, byte(len(ev))}, ev...))
 		Expect(drain(s)).To(BeEmpty())
 		Expect(s.Err()).To(MatchError(wire.ErrUnexpected))
+		Expect(wire.StreamErr(s)).To(MatchError(wire.ErrUnexpected), "as StreamErr reads it")
 	})
 })
