@@ -28,8 +28,8 @@ controlplane:
 unit:
 	$(GO) test -race -count=1 $(UNITPKGS)
 
-# The fv specs are split into packages (fv, fv/soak, fv/liveness, fv/chaosspec,
-# fv/fleet, fv/harness, fv/ha), each with its own control plane, and most of their time
+# The fv specs are split into packages (fv, fv/command, fv/warmstart, fv/soak,
+# fv/liveness, fv/chaosspec, fv/fleet, fv/harness, fv/ha), each with its own control plane, and most of their time
 # is spent waiting on it: TESTP packages run at once, more than the cores, so that
 # those waits overlap each other and the compiles.
 TESTP ?= 4

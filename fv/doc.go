@@ -4,5 +4,6 @@
 // through fv/harness's proxy, and check the result with fv/consistency and the
 // apiserver's own metrics. The specs that spend minutes waiting have packages of
 // their own, so that `go test ./...` runs them beside these: fv/soak, fv/liveness
-// and fv/chaosspec.
+// and fv/chaosspec; so do the command's (fv/command) and the warm start's
+// (fv/warmstart).
 package fv

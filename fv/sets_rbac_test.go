@@ -83,7 +83,7 @@ var _ = Describe("Least-privilege RBAC of the watcher sets", Ordered, func() {
 		role := set.ClusterRole("kubesync-policy-no-watch-pods")
 		for i, r := range role.Rules {
 			if r.APIGroups[0] == "" && slices.Contains(r.Resources, "pods") {
-				role.Rules[i].Resources = without(r.Resources, "pods")
+				role.Rules[i].Resources = slices.DeleteFunc(slices.Clone(r.Resources), func(s string) bool { return s == "pods" })
 				list := r.DeepCopy()
 				list.Resources, list.Verbs = []string{"pods"}, []string{"list"} // no watch
 				role.Rules = append(role.Rules, *list)

@@ -204,7 +204,7 @@ func (r *Report) targetsMarkdown(p func(string, ...any)) {
 		p("Time to the snapshot runs from an agent's Start to every persisted object delivered. The %d agents of a wave", o.Wave)
 		p(" start at once, in the one process that runs all N agents, on the cores the apiserver and etcd share: they check,")
 		p(" read and decode their files at the same time (each logs how long it took, `opened` and `queued`, in agents.log).")
-		p(" One agent alone: `go test -run '^$' -bench WarmStart ./fv/` (ms-to-snapshot).\n\n")
+		p(" One agent alone: `go test -run '^$' -bench WarmStart ./fv/warmstart/` (ms-to-snapshot).\n\n")
 	}
 
 }

@@ -1,14 +1,12 @@
-package fv
+package command
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"os/exec"
+	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -25,63 +23,10 @@ import (
 	"github.com/kubesync/kubesync/fv/harness"
 	"github.com/kubesync/kubesync/internal/controlplane"
 	"github.com/kubesync/kubesync/resources"
-	"github.com/kubesync/kubesync/syncer"
 	"github.com/kubesync/kubesync/watchersets"
 )
 
-// record is one JSON line of `kubesync watch -o json`.
-type record struct {
-	Type          string `json:"type"`
-	Kind          string `json:"kind"`
-	Namespace     string `json:"namespace"`
-	Name          string `json:"name"`
-	Revision      string `json:"revision"`
-	Status        string `json:"status"`
-	SyncFailed    string `json:"syncFailed"`
-	Reason        string `json:"reason"`
-	SyncRecovered string `json:"syncRecovered"`
-}
-
-// replay parses the command's output and applies it to a fresh mirror.
-func replay(out []byte) (*consistency.Mirror, []record) {
-	m := consistency.NewMirror()
-	var all []record
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		var r record
-		Expect(json.Unmarshal(sc.Bytes(), &r)).To(Succeed(), "line %q", sc.Text())
-		all = append(all, r)
-		if r.Type == "" {
-			continue
-		}
-		ut := map[string]syncer.UpdateType{"New": syncer.KVNew, "Updated": syncer.KVUpdated, "Deleted": syncer.KVDeleted}[r.Type]
-		Expect(ut).NotTo(BeZero(), "update type %q", r.Type)
-		m.OnUpdates([]syncer.Update{{UpdateType: ut, KVPair: resources.KVPair{
-			Key: resources.Key{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}, Revision: r.Revision}}})
-	}
-	return m, all
-}
-
-var kubesyncBinary string
-
-// buildCommand builds cmd/kubesync once per suite run.
-func buildCommand() string {
-	if kubesyncBinary == "" {
-		bin, err := gexec.Build("github.com/kubesync/kubesync/cmd/kubesync")
-		Expect(err).NotTo(HaveOccurred())
-		kubesyncBinary = bin
-	}
-	return kubesyncBinary
-}
-
 var _ = AfterSuite(gexec.CleanupBuildArtifacts)
-
-func kubesync(args ...string) *gexec.Session {
-	s, err := gexec.Start(exec.Command(buildCommand(), args...), GinkgoWriter, GinkgoWriter)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() { s.Kill().Wait() })
-	return s
-}
 
 var _ = Describe("The kubesync command", Ordered, func() {
 	var c *cluster
@@ -95,17 +40,17 @@ var _ = Describe("The kubesync command", Ordered, func() {
 		for _, t := range []resources.Type{resources.Services, resources.NetworkSets, resources.GlobalNetworkPolicies, resources.Pods} {
 			c.Create(ctx, t, "cmd", env.Seq("obj", 20)...)
 		}
-		kubeconfig = writeKubeconfig(c.Config())
+		kubeconfig = env.WriteKubeconfig(c.Config())
 	})
 
 	It("prints JSON lines that replay into a mirror equal to the server", func(ctx SpecContext) {
-		s := kubesync("watch", "dataplane", "--kubeconfig", kubeconfig, "-o", "json")
+		s := env.Kubesync("watch", "dataplane", "--kubeconfig", kubeconfig, "-o", "json")
 		Eventually(s.Out).Should(gbytes.Say(`"status":"InSync"`))
 		c.Create(ctx, resources.Services, "cmd", "later")
 		c.Touch(ctx, resources.NetworkSets, "cmd", "obj-0003")
 		c.Remove(ctx, resources.GlobalNetworkPolicies, "", "obj-0004")
 		Eventually(func() error {
-			m, _ := replay(s.Out.Contents())
+			m, _ := env.Replay(s.Out.Contents())
 			return consistency.Check(ctx, c.Config(), m, dataplane.Types)
 		}).Should(Succeed())
 		s.Interrupt()
@@ -119,7 +64,7 @@ var _ = Describe("The kubesync command", Ordered, func() {
 	It("gives up with one line when the apiserver refuses its token for --connect-timeout", func() {
 		cfg := rest.AnonymousClientConfig(c.Config())
 		cfg.BearerToken = "not-a-valid-token"
-		s := kubesync("watch", "dataplane", "--kubeconfig", writeKubeconfig(cfg), "--connect-timeout", "3s")
+		s := env.Kubesync("watch", "dataplane", "--kubeconfig", env.WriteKubeconfig(cfg), "--connect-timeout", "3s")
 		Eventually(s).Should(gexec.Exit(1))
 		Expect(string(s.Err.Contents())).To(MatchRegexp(`^kubesync: no type can be watched: the apiserver at \S+ ` +
 			`refused every type for 3s: 17 unauthorized \(401: the credentials are not accepted\)\n$`))
@@ -132,7 +77,7 @@ var _ = Describe("The kubesync command", Ordered, func() {
 
 	DescribeTable("gives bad input a one-line error and an exit code",
 		func(code int, message string, args func() []string) {
-			s := kubesync(args()...)
+			s := env.Kubesync(args()...)
 			Eventually(s).Should(gexec.Exit(code))
 			stderr := strings.TrimSpace(string(s.Err.Contents()))
 			Expect(stderr).To(ContainSubstring(message))
@@ -147,11 +92,11 @@ var _ = Describe("The kubesync command", Ordered, func() {
 			return []string{"watch", "dataplane", "--kubeconfig", "/nonexistent/kubeconfig"}
 		}),
 		Entry("an invalid kubeconfig", 1, "kubeconfig", func() []string {
-			return []string{"watch", "dataplane", "--kubeconfig", writeFile("kubeconfig", "clusters: [this is not: a kubeconfig")}
+			return []string{"watch", "dataplane", "--kubeconfig", env.WriteFile("kubeconfig", "clusters: [this is not: a kubeconfig")}
 		}),
 		Entry("an unreachable server", 1, "no answer from the apiserver", func() []string {
 			return []string{"watch", "dataplane", "--connect-timeout", "2s", "--kubeconfig",
-				writeFile("kubeconfig", "apiVersion: v1\nkind: Config\nclusters: [{name: x, cluster: {server: 'https://127.0.0.1:1'}}]\n"+
+				env.WriteFile("kubeconfig", "apiVersion: v1\nkind: Config\nclusters: [{name: x, cluster: {server: 'https://127.0.0.1:1'}}]\n"+
 					"contexts: [{name: x, context: {cluster: x, user: x}}]\nusers: [{name: x, user: {}}]\ncurrent-context: x\n")}
 		}),
 	)
@@ -162,21 +107,21 @@ var _ = Describe("The kubesync command", Ordered, func() {
 func forbiddenTypeNamed(ctx SpecContext, c *cluster, dataplane watchersets.Set) {
 	role := dataplane.ClusterRole("dataplane-but-services")
 	for i := range role.Rules {
-		role.Rules[i].Resources = without(role.Rules[i].Resources, "services")
+		role.Rules[i].Resources = slices.DeleteFunc(slices.Clone(role.Rules[i].Resources), func(s string) bool { return s == "services" })
 	}
 	cfg, err := c.AddUserWithRole(ctx, "no-services", role)
 	Expect(err).NotTo(HaveOccurred())
-	s := kubesync("watch", "dataplane", "--kubeconfig", writeKubeconfig(cfg), "-o", "json")
+	s := env.Kubesync("watch", "dataplane", "--kubeconfig", env.WriteKubeconfig(cfg), "-o", "json")
 	Eventually(s.Out).Should(gbytes.Say(`"status":"InSync"`))
 	Eventually(s.Err).Should(gbytes.Say(`services`))
-	_, recs := replay(s.Out.Contents())
+	_, recs := env.Replay(s.Out.Contents())
 	Expect(recs).To(ContainElement(And(
 		HaveField("SyncFailed", "services"), HaveField("Reason", "forbidden"))))
 	Expect(s.ExitCode()).To(Equal(-1), "still running")
 
 	Expect(c.GrantUserAccess(ctx, "no-services", "", "services", "list", "watch")).To(Succeed())
 	Eventually(s.Err).Should(gbytes.Say(`kubesync: services recovered: watching it again\n`))
-	Eventually(func() []record { _, recs := replay(s.Out.Contents()); return recs }).Should(
+	Eventually(func() []env.Record { _, recs := env.Replay(s.Out.Contents()); return recs }).Should(
 		ContainElement(HaveField("SyncRecovered", "services")))
 }
 
@@ -187,7 +132,7 @@ func footerCountsWatchable(ctx SpecContext, c *cluster, dataplane watchersets.Se
 	role.Rules = []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods", "services"}, Verbs: []string{"list", "watch"}}}
 	cfg, err := c.AddUserWithRole(ctx, "pods-and-services", role)
 	Expect(err).NotTo(HaveOccurred())
-	s := kubesync("watch", "dataplane", "--kubeconfig", writeKubeconfig(cfg), "-o", "table")
+	s := env.Kubesync("watch", "dataplane", "--kubeconfig", env.WriteKubeconfig(cfg), "-o", "table")
 	Eventually(s.Out).Should(gbytes.Say(`in sync: 2 of 17 types, \d+ objects; 15 forbidden\n`))
 	Expect(s.ExitCode()).To(Equal(-1), "still running")
 	Expect(strings.Count(string(s.Err.Contents()), "(403), retrying")).To(Equal(15))
@@ -202,7 +147,7 @@ var _ = Describe("The command's metrics", func() {
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(p.Close)
 		addr := freeAddr()
-		s := kubesync("watch", "dataplane", "--kubeconfig", writeKubeconfig(p.Config()), "-o", "json", "--metrics-addr", addr)
+		s := env.Kubesync("watch", "dataplane", "--kubeconfig", env.WriteKubeconfig(p.Config()), "-o", "json", "--metrics-addr", addr)
 		Eventually(s.Out).Should(gbytes.Say(`"status":"InSync"`))
 		before := scrapeLists(addr)
 		Expect(before).To(HaveKeyWithValue(a.Name+"/initial", 1.0))
@@ -256,14 +201,4 @@ func freeAddr() string {
 	Expect(err).NotTo(HaveOccurred())
 	defer l.Close()
 	return l.Addr().String()
-}
-
-func without(list []string, drop string) []string {
-	var out []string
-	for _, s := range list {
-		if s != drop {
-			out = append(out, s)
-		}
-	}
-	return out
 }

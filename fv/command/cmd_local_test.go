@@ -1,9 +1,7 @@
-package fv
+package command
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +18,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/kubesync/kubesync/fv/env"
 	"github.com/kubesync/kubesync/resources"
 )
 
@@ -79,7 +78,7 @@ var _ = Describe("kubesync watch --local, run as a user would", func() {
 
 	It("leaves no process and no folder when its reader stops after three lines", func() {
 		s := asUser(tmp, "bash", "-c", `"$0" watch routing --local -o json | head -3; echo "kubesync exit ${PIPESTATUS[0]}" >&2`,
-			buildCommand())
+			env.Command())
 		Eventually(s, localStart).Should(gexec.Exit(0))
 		Expect(strings.Split(strings.TrimSpace(string(s.Out.Contents())), "\n")).To(HaveLen(3))
 		Expect(string(s.Err.Contents())).To(ContainSubstring("kubesync exit 0\n"))
@@ -92,7 +91,7 @@ var _ = Describe("kubesync watch --local, run as a user would", func() {
 	})
 
 	It("leaves no control-plane process when it is killed", func() {
-		s := asUser(tmp, buildCommand(), "watch", "routing", "--local", "-o", "json")
+		s := asUser(tmp, env.Command(), "watch", "routing", "--local", "-o", "json")
 		Eventually(s.Out, localStart).Should(gbytes.Say(`"status":"InSync"`))
 		Expect(controlPlaneProcesses(tmp)).To(HaveLen(2), "etcd and kube-apiserver")
 		s.Kill()
@@ -103,7 +102,7 @@ var _ = Describe("kubesync watch --local, run as a user would", func() {
 // demoChangesSeen is the spec that it makes demo changes that a client of its
 // kubeconfig sees, and cleans up at SIGHUP.
 func demoChangesSeen(ctx SpecContext, tmp string, leavesNothing func()) {
-	s := asUser(tmp, buildCommand(), "watch", "routing", "--local", "--demo-changes", "20", "-o", "json")
+	s := asUser(tmp, env.Command(), "watch", "routing", "--local", "--demo-changes", "20", "-o", "json")
 	Eventually(s.Err, localStart).Should(gbytes.Say(`admin kubeconfig \(removed at exit\): \S+\n`))
 	kubeconfig := regexp.MustCompile(`admin kubeconfig \(removed at exit\): (\S+)`).FindStringSubmatch(string(s.Err.Contents()))[1]
 	Expect(string(s.Err.Contents())).To(ContainSubstring("kubectl --kubeconfig " + kubeconfig + " get "))
@@ -114,7 +113,7 @@ func demoChangesSeen(ctx SpecContext, tmp string, leavesNothing func()) {
 	By("New, Updated and Deleted records of the demo's objects, for at least three types")
 	Eventually(func() []string {
 		seen := map[string]map[string]bool{}
-		for _, r := range records(s.Out.Contents()) {
+		for _, r := range env.Records(s.Out.Contents()) {
 			if strings.HasPrefix(r.Name, "demo-") {
 				if seen[r.Kind] == nil {
 					seen[r.Kind] = map[string]bool{}
@@ -141,7 +140,7 @@ func demoChangesSeen(ctx SpecContext, tmp string, leavesNothing func()) {
 	Expect(list.Items).NotTo(BeEmpty())
 	Eventually(func() []string {
 		printed := map[string]bool{}
-		for _, r := range records(s.Out.Contents()) {
+		for _, r := range env.Records(s.Out.Contents()) {
 			if r.Kind == "Node" && r.Type == "New" {
 				printed[r.Name] = true
 			}
@@ -156,7 +155,7 @@ func demoChangesSeen(ctx SpecContext, tmp string, leavesNothing func()) {
 	}).Should(BeEmpty())
 
 	By("a closed terminal (SIGHUP) ending it once in sync")
-	Expect(records(s.Out.Contents())).To(ContainElement(HaveField("Status", "InSync")))
+	Expect(env.Records(s.Out.Contents())).To(ContainElement(HaveField("Status", "InSync")))
 	s.Signal(syscall.SIGHUP)
 	Eventually(s, time.Minute).Should(gexec.Exit(0))
 	leavesNothing()
@@ -165,16 +164,16 @@ func demoChangesSeen(ctx SpecContext, tmp string, leavesNothing func()) {
 var _ = Describe("kubesync without --local", func() {
 	It("creates no folder, even with an empty HOME", func() {
 		tmp, home := GinkgoT().TempDir(), GinkgoT().TempDir()
-		var env []string
+		var vars []string
 		for _, kv := range os.Environ() {
 			if !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "XDG_") && !strings.HasPrefix(kv, "TMPDIR=") {
-				env = append(env, kv)
+				vars = append(vars, kv)
 			}
 		}
 		for _, homeVar := range []string{"HOME=", "HOME=" + home} {
 			for _, args := range [][]string{{"version"}, {"--help"}, {"sets"}} {
-				cmd := exec.Command(buildCommand(), args...)
-				cmd.Env = append(env, homeVar, "TMPDIR="+tmp)
+				cmd := exec.Command(env.Command(), args...)
+				cmd.Env = append(vars, homeVar, "TMPDIR="+tmp)
 				cmd.Dir = tmp
 				out, err := cmd.CombinedOutput()
 				Expect(err).NotTo(HaveOccurred(), "%s %v: %s", homeVar, args, out)
@@ -184,15 +183,3 @@ var _ = Describe("kubesync without --local", func() {
 		Expect(entries(home)).To(BeEmpty())
 	})
 })
-
-// records parses the command's JSON lines, up to the last whole one.
-func records(out []byte) []record {
-	var recs []record
-	sc := bufio.NewScanner(bytes.NewReader(out[:bytes.LastIndexByte(out, '\n')+1]))
-	for sc.Scan() {
-		var r record
-		Expect(json.Unmarshal(sc.Bytes(), &r)).To(Succeed(), "line %q", sc.Text())
-		recs = append(recs, r)
-	}
-	return recs
-}

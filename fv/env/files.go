@@ -1,4 +1,4 @@
-package fv
+package env
 
 import (
 	"os"
@@ -11,15 +11,15 @@ import (
 	"github.com/kubesync/kubesync/internal/controlplane"
 )
 
-// writeKubeconfig writes cfg as a kubeconfig file in the spec's temporary folder.
-func writeKubeconfig(cfg *rest.Config) string {
+// WriteKubeconfig writes cfg as a kubeconfig file in the spec's temporary folder.
+func WriteKubeconfig(cfg *rest.Config) string {
 	path := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
 	Expect(controlplane.WriteKubeconfig(cfg, path)).To(Succeed())
 	return path
 }
 
-// writeFile writes content to a file in the spec's temporary folder.
-func writeFile(name, content string) string {
+// WriteFile writes content to a file in the spec's temporary folder.
+func WriteFile(name, content string) string {
 	path := filepath.Join(GinkgoT().TempDir(), name)
 	Expect(os.WriteFile(path, []byte(content), 0o600)).To(Succeed())
 	return path

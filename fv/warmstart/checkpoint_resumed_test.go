@@ -1,4 +1,4 @@
-package fv
+package warmstart
 
 import (
 	"sync"

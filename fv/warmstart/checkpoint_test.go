@@ -1,4 +1,4 @@
-package fv
+package warmstart
 
 import (
 	"bytes"
@@ -128,7 +128,7 @@ var _ = Describe("Checkpoint and warm start", Ordered, func() {
 		open := filepath.Join(GinkgoT().TempDir(), "open")
 		Expect(os.MkdirAll(open, 0o700)).To(Succeed())
 		Expect(os.Chmod(open, 0o777)).To(Succeed())
-		agent := kubesync("watch", "dataplane", "--kubeconfig", writeKubeconfig(c.Config()),
+		agent := env.Kubesync("watch", "dataplane", "--kubeconfig", env.WriteKubeconfig(c.Config()),
 			"--types", "namespaces", "--state-dir", open)
 		Eventually(agent).Should(gexec.Exit(1))
 		lines := strings.Split(strings.TrimSpace(string(agent.Err.Contents())), "\n")
@@ -152,10 +152,10 @@ func killedWhileCheckpointing(ctx SpecContext, c *cluster) {
 	ns := c.Namespace(ctx, "ck-kill")
 	types := c.populate(ctx, ns, 100)
 	dir := filepath.Join(GinkgoT().TempDir(), "state")
-	args := []string{"watch", "dataplane", "--kubeconfig", writeKubeconfig(c.Config()), "-n", ns,
+	args := []string{"watch", "dataplane", "--kubeconfig", env.WriteKubeconfig(c.Config()), "-n", ns,
 		"--types", "services,networksets.crd.projectcalico.org", "--state-dir", dir, "--log-level", "info"}
 
-	agent := kubesync(args...)
+	agent := env.Kubesync(args...)
 	Eventually(agent.Out).Should(gbytes.Say(`"status":"InSync"`))
 	stopWrites := c.keepWriting(ctx, ns)
 	// Three times: SIGKILL the moment a checkpoint write touches the file, then
@@ -171,7 +171,7 @@ func killedWhileCheckpointing(ctx SpecContext, c *cluster) {
 		Eventually(func() time.Time { return modTime(dir) }, time.Minute, time.Millisecond).ShouldNot(Equal(before))
 		agent.Kill()
 		Eventually(agent).Should(gexec.Exit())
-		agent = kubesync(args...)
+		agent = env.Kubesync(args...)
 		Eventually(agent.Err).Should(gbytes.Say("Resumed from the checkpoint"), "round %d", round)
 		Eventually(agent.Out).Should(gbytes.Say(`"status":"InSync"`))
 	}
@@ -424,6 +424,6 @@ func replayed(out []byte) *consistency.Mirror {
 	} else {
 		out = nil
 	}
-	m, _ := replay(out)
+	m, _ := env.Replay(out)
 	return m
 }
