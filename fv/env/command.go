@@ -62,9 +62,16 @@ func Replay(out []byte) (*consistency.Mirror, []Record) {
 	return m, all
 }
 
-// command is cmd/kubesync, built once per test binary; the package that runs it
+// command is cmd/kubesync, built once per test binary as the binary itself was
+// (GOFLAGS reaches go build from the environment); the package that runs it
 // removes it with gexec.CleanupBuildArtifacts in its AfterSuite.
-var command = sync.OnceValues(func() (string, error) { return gexec.Build("github.com/kubesync/kubesync/cmd/kubesync") })
+var command = sync.OnceValues(func() (string, error) {
+	var flags []string
+	if race {
+		flags = append(flags, "-race")
+	}
+	return gexec.Build("github.com/kubesync/kubesync/cmd/kubesync", flags...)
+})
 
 // Command is the path of the kubesync command, built on first use.
 func Command() string {
