@@ -2,6 +2,7 @@ package checkpoint_test
 
 import (
 	"testing"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -9,5 +10,9 @@ import (
 
 func TestCheckpoint(t *testing.T) {
 	RegisterFailHandler(Fail)
+	// An Eventually waits for an event, not for a speed: make test runs this
+	// suite beside others on two cores, where gomega's 1 s default is not enough
+	// for a sync of thousands of objects through a race-built server.
+	SetDefaultEventuallyTimeout(30 * time.Second)
 	RunSpecs(t, "Checkpoint Suite")
 }
