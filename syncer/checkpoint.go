@@ -1,16 +1,13 @@
 package syncer
 
 import (
-	"context"
-	"fmt"
 	"time"
 
 	"github.com/sirupsen/logrus"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubesync/kubesync/internal/identity"
 	"github.com/kubesync/kubesync/resources"
 )
 
@@ -142,7 +139,7 @@ type checkpointState struct {
 	cp       Checkpoint
 	open     bool // Open succeeded: notes go to cp
 	server   string
-	identity func(context.Context) (string, error) // nil: unknown (no rest.Config)
+	identity identity.Reader // nil: unknown (no rest.Config)
 }
 
 // checkpointFor prepares the checkpoint of New; it is opened at Start.
@@ -153,23 +150,12 @@ func checkpointFor(cfg *config, restCfg *rest.Config) (*checkpointState, error) 
 	cs := &checkpointState{cp: cfg.checkpoint}
 	if restCfg != nil {
 		cs.server = restCfg.Host
-		client, err := kubernetes.NewForConfig(rest.CopyConfig(restCfg))
-		if err != nil {
-			return nil, fmt.Errorf("syncer: checkpoint identity client: %w", err)
+		var err error
+		if cs.identity, err = identity.For(restCfg); err != nil {
+			return nil, err
 		}
-		cs.identity = func(ctx context.Context) (string, error) { return clusterUID(ctx, client) }
 	}
 	return cs, nil
-}
-
-// clusterUID returns the UID of the kube-system namespace: the cluster identity a
-// checkpoint is kept under.
-func clusterUID(ctx context.Context, cs kubernetes.Interface) (string, error) {
-	ns, err := cs.CoreV1().Namespaces().Get(ctx, metav1.NamespaceSystem, metav1.GetOptions{})
-	if err != nil {
-		return "", fmt.Errorf("syncer: reading the cluster identity (get namespaces/kube-system): %w", err)
-	}
-	return string(ns.UID), nil
 }
 
 // closeCheckpoint writes what is pending and closes the checkpoint, once the loop

@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
+
+	"github.com/kubesync/kubesync/internal/wire"
 )
 
 // catchUpWatchTimeout is the timeoutSeconds of a resumed type's watches until it
@@ -174,7 +176,7 @@ func (w *watcher) fence(ctx context.Context, byList bool) (string, error) {
 		case e.Type == watch.Error:
 			return "", refusedStream(apierrors.FromObject(e.Object))
 		case e.Type == watch.Bookmark:
-			rv, end, err := bookmark(e.Object)
+			rv, end, err := wire.Bookmark(e.Object)
 			if err != nil {
 				return "", fmt.Errorf("%s: %w", w.t.Name, err)
 			}
@@ -190,7 +192,7 @@ func (w *watcher) fence(ctx context.Context, byList bool) (string, error) {
 func (w *watcher) fenceByList(ctx context.Context) (string, error) {
 	opts := w.options()
 	opts.Limit = 1
-	list, err := w.listPage(ctx, opts)
+	list, err := w.reader().List(ctx, opts, w.bound)
 	if err != nil {
 		return "", err
 	}

@@ -1,7 +1,6 @@
 package syncer_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"time"
@@ -10,11 +9,8 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/sirupsen/logrus"
 	"github.com/sirupsen/logrus/hooks/test"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -272,13 +268,5 @@ var _ = Describe("Checkpoint", func() {
 		_, err := checkpoint.New(link)
 		Expect(err).To(MatchError(checkpoint.ErrRefused))
 		Expect(err.Error()).To(ContainSubstring("symlink"))
-	})
-})
-
-var _ = Describe("The cluster identity of a checkpoint", func() {
-	It("is the kube-system namespace's UID", func() {
-		// The fake clientset serves it like an apiserver would.
-		cs := fake.NewClientset(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kube-system", UID: "abc"}})
-		Expect(syncer.ClusterUID(context.Background(), cs)).To(Equal("abc"))
 	})
 })

@@ -61,7 +61,7 @@ func (ts *typeState) metaFirst() bool {
 // older than what a GET returned is skipped by the loop (Syncer.stale). It
 // returns errFullRelist when a full list must follow.
 func (w *watcher) metaRelist(ctx context.Context) (string, error) {
-	ms, ok := w.raw().(wire.MetaSource)
+	ms, ok := wire.RawOf(w.lw).(wire.MetaSource)
 	if !ok {
 		return "", errFullRelist
 	}
@@ -109,10 +109,12 @@ func (w *watcher) metaList(ctx context.Context, ms wire.MetaSource) ([]meta.Meta
 	list := wire.NewMetaPages(ms, opts)
 	var changed []meta.Meta
 	for !list.Done() {
-		g := w.guard(ctx, w.cfg.progressTimeout)
-		items, err := list.Next(g.ctx)
-		g.stop()
-		if err = g.explain(err); err != nil {
+		var items []meta.Meta
+		err := w.bound(ctx, func(ctx context.Context) (err error) {
+			items, err = list.Next(ctx)
+			return err
+		})
+		if err != nil {
 			return nil, nil, err
 		}
 		if list.Pages == 1 && !w.send(ctx, event{kind: evInitStart}) {
@@ -155,11 +157,14 @@ func (w *watcher) fetch(ctx context.Context, ms wire.MetaSource, changed []meta.
 	bytes := 0
 	objs := make([]object, 0, min(len(changed), fetchBatch))
 	for i, m := range changed {
-		g := w.guard(ctx, w.cfg.progressTimeout)
-		r, n, err := ms.GetRaw(g.ctx, m.Namespace, m.Name, rv)
-		g.stop()
+		var r *wire.Object
+		var n int
+		err := w.bound(ctx, func(ctx context.Context) (err error) {
+			r, n, err = ms.GetRaw(ctx, m.Namespace, m.Name, rv)
+			return err
+		})
 		bytes += n
-		switch err = g.explain(err); {
+		switch {
 		case apierrors.IsNotFound(err):
 			return bytes, fmt.Errorf("%w: %s/%s is gone", errFullRelist, m.Namespace, m.Name)
 		case apierrors.IsForbidden(err) || apierrors.IsMethodNotSupported(err):

@@ -2,72 +2,27 @@ package syncer
 
 import (
 	"context"
-	"errors"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubesync/kubesync/internal/wire"
 	"github.com/kubesync/kubesync/resources"
 )
 
-// raw returns the type's raw source (see wire.RawSource) if the raw path is on.
-func (w *watcher) raw() wire.RawSource { return wire.RawOf(w.lw) }
+// reader is how the watcher reads its type (wire.Reader): raw while the raw
+// path is on, logging once why it goes off.
+func (w *watcher) reader() wire.Reader {
+	return wire.Reader{Name: w.t.Name, LW: w.lw, Whole: w.decodesAll(), Off: w.rawOff}
+}
 
-// disableRaw turns the raw path off for the type after err.
-func (w *watcher) disableRaw(rs wire.RawSource, err error) {
+// rawOff logs why the raw path goes off for the type.
+func (w *watcher) rawOff(err error) {
 	w.cfg.log.WithField("type", w.t.Name).WithError(err).Warn("Raw protobuf path off; reading through the typed client")
-	rs.DisableRaw()
 }
 
-// rawPage reads one list page as protobuf bytes (or, for a custom type, CBOR or
-// JSON) with its items' metadata only; convertRaw then decodes only what the
-// ledger does not hold. Decoded objects copy what they keep, so nothing retains
-// the page.
-func (w *watcher) rawPage(ctx context.Context, rs wire.RawSource, opts metav1.ListOptions) ([]object, wire.ListMeta, error) {
+// bound runs one request under a guard of the progress deadline (wire.Bound).
+func (w *watcher) bound(ctx context.Context, request func(context.Context) error) error {
 	g := w.guard(ctx, w.cfg.progressTimeout)
-	page, err := rs.ListRaw(g.ctx, opts, w.decodesAll())
-	g.stop()
-	if err = g.explain(err); err != nil {
-		return nil, wire.ListMeta{}, err
-	}
-	if page.Off != nil {
-		w.disableRaw(rs, page.Off)
-	}
-	if page.List != nil {
-		return w.convertList(page.List)
-	}
-	objs := make([]object, len(page.Objects))
-	for i, r := range page.Objects {
-		objs[i] = w.convertRaw(r)
-	}
-	return objs, page.Meta, nil
-}
-
-// openWatch opens a watch: raw (protobuf frames or documents read metadata first)
-// when the type has a raw source, else through the typed or dynamic client.
-func (w *watcher) openWatch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	if rs := w.raw(); rs != nil {
-		s, err := rs.WatchRaw(ctx, opts, w.decodesAll())
-		if err == nil {
-			return s, nil
-		}
-		if !wire.Refused(err) {
-			return nil, err
-		}
-		w.disableRaw(rs, err)
-	}
-	return w.lw.WatchWithContext(ctx, opts)
-}
-
-// streamErr is why a watch whose result channel closed ended (wire.StreamErr),
-// after which the raw path is off if what the stream read was unexpected.
-func (w *watcher) streamErr(wi watch.Interface) error {
-	err := wire.StreamErr(wi)
-	if rs := w.raw(); rs != nil && errors.Is(err, wire.ErrUnexpected) {
-		w.disableRaw(rs, err)
-	}
-	return err
+	defer g.stop()
+	return g.explain(request(g.ctx))
 }
 
 // decodesAll reports whether the watcher needs every body decoded, with nothing

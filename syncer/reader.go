@@ -6,9 +6,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubesync/kubesync/internal/wire"
@@ -45,7 +42,7 @@ func (r *reader) consume(ctx context.Context, wi watch.Interface) error {
 			return errNoProgress // what the stream said after that is an artefact of closing it
 		}
 		if !ok {
-			if err := r.w.streamErr(wi); err != nil {
+			if err := r.w.reader().Ended(wi); err != nil {
 				return err
 			}
 			if r.initial {
@@ -73,8 +70,8 @@ func (r *reader) handle(ctx context.Context, e watch.Event) error {
 		}
 		return err
 	case watch.Bookmark:
-		rv, end, err := bookmark(e.Object)
-		release(e.Object)
+		rv, end, err := wire.Bookmark(e.Object)
+		wire.Release(e.Object)
 		if err != nil {
 			return fmt.Errorf("%s: %w", w.t.Name, err)
 		}
@@ -95,7 +92,7 @@ func (r *reader) handle(ctx context.Context, e watch.Event) error {
 		switch {
 		case e.Type == watch.Deleted:
 			o, kind = w.identify(e.Object), evDelete
-			release(e.Object)
+			wire.Release(e.Object)
 		case r.initial:
 			o, kind = w.convert(e.Object), evInitApply
 		default:
@@ -107,27 +104,6 @@ func (r *reader) handle(ctx context.Context, e watch.Event) error {
 		return r.send(ctx, event{kind: kind, objs: []object{o}, rv: r.rv})
 	}
 	return nil
-}
-
-// bookmark reads a bookmark's revision and whether it ends a streamed list. A raw
-// bookmark is never decoded: its metadata says both.
-func bookmark(obj runtime.Object) (rv string, initialEventsEnd bool, err error) {
-	if ro, ok := obj.(*wire.Object); ok {
-		return ro.Meta.ResourceVersion, ro.Meta.InitialEventsEnd, nil
-	}
-	m, err := meta.Accessor(obj)
-	if err != nil {
-		return "", false, fmt.Errorf("bookmark %T: %w", obj, err)
-	}
-	return m.GetResourceVersion(), m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true", nil
-}
-
-// release hands a raw object's frame back to its stream once the reader has
-// read all it needs of it (a bookmark's or a deletion's metadata).
-func release(obj runtime.Object) {
-	if ro, ok := obj.(*wire.Object); ok {
-		ro.Release()
-	}
 }
 
 func (r *reader) send(ctx context.Context, ev event) error {

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/kubesync/kubesync/internal/identity"
 	"github.com/kubesync/kubesync/resources"
 )
 
@@ -58,14 +58,9 @@ func (s *Syncer) resume(ctx context.Context) {
 		return
 	}
 	began := time.Now()
-	uid := make(chan identityResult, 1)
+	var uid <-chan identity.Result
 	if cs.identity != nil {
-		go func() {
-			ictx, cancel := context.WithTimeout(ctx, identityWait)
-			defer cancel()
-			id, err := cs.identity(ictx)
-			uid <- identityResult{id, err}
-		}()
+		uid = cs.identity.Within(ctx, identityWait)
 	}
 	types := make([]resources.Type, len(s.types))
 	for i, ts := range s.types {
@@ -84,20 +79,20 @@ func (s *Syncer) resume(ctx context.Context) {
 		return
 	}
 	if cs.identity != nil {
-		var r identityResult
+		var r identity.Result
 		select {
 		case r = <-uid:
 		case <-ctx.Done():
 			return
 		}
 		switch {
-		case r.err == nil && !cs.cp.Confirm(r.uid):
+		case r.Err == nil && !cs.cp.Confirm(r.UID):
 			for _, ts := range s.types {
 				cs.cp.Clear(ts.t.Name) // another cluster's: start cold
 			}
 			snap = nil
-		case r.err != nil:
-			s.identityUnknown(ctx, r.err, true)
+		case r.Err != nil:
+			s.identityUnknown(ctx, r.Err, true)
 		}
 	}
 	if snap == nil {
@@ -106,26 +101,21 @@ func (s *Syncer) resume(ctx context.Context) {
 	s.loadSnapshot(snap, logrus.Fields{"opened": opened, "identified": time.Since(began)})
 }
 
-type identityResult struct {
-	uid string
-	err error
-}
-
 // identifyLater finishes the identity read of a start with nothing to resume in
 // the background: there is no snapshot to confirm, only the file's header to
 // write, so the cold start does not wait for it (in a fleet's start, the read is
 // one more request the busy apiserver is slow to answer).
-func (s *Syncer) identifyLater(ctx context.Context, uid <-chan identityResult) {
+func (s *Syncer) identifyLater(ctx context.Context, uid <-chan identity.Result) {
 	s.ckptWG.Add(1)
 	go func() {
 		defer s.ckptWG.Done()
 		select {
 		case r := <-uid:
-			if r.err != nil {
-				s.identityUnknown(ctx, r.err, false)
+			if r.Err != nil {
+				s.identityUnknown(ctx, r.Err, false)
 				return
 			}
-			s.ckpt.cp.Confirm(r.uid)
+			s.ckpt.cp.Confirm(r.UID)
 		case <-ctx.Done():
 		}
 	}()
@@ -135,7 +125,7 @@ func (s *Syncer) identifyLater(ctx context.Context, uid <-chan identityResult) {
 // asked again, as RBAC will not change its mind; the address alone decides. Any
 // other failure is retried in the background (confirmLater).
 func (s *Syncer) identityUnknown(ctx context.Context, err error, resuming bool) {
-	if refusedIdentity(err) {
+	if identity.Refused(err) {
 		s.cfg.log.WithError(err).Warn("The cluster identity may not be read; the checkpoint is trusted on the apiserver's address alone")
 		return
 	}
@@ -143,10 +133,6 @@ func (s *Syncer) identityUnknown(ctx context.Context, err error, resuming bool) 
 		s.cfg.log.WithError(err).Warn("Cluster identity unknown; trusting the checkpoint's apiserver address until it is known")
 	}
 	s.confirmLater(ctx, resuming)
-}
-
-func refusedIdentity(err error) bool {
-	return apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err)
 }
 
 // confirmLater reads the cluster identity with backoff until it is known; if the
@@ -174,7 +160,7 @@ func (s *Syncer) confirmLater(ctx context.Context, resumed bool) {
 					}
 				}
 				return
-			case refusedIdentity(err):
+			case identity.Refused(err):
 				s.cfg.log.WithError(err).Warn("The cluster identity may not be read; the checkpoint is trusted on the apiserver's address alone")
 				return
 			}

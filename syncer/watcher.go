@@ -2,14 +2,12 @@ package syncer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -191,53 +189,18 @@ func (w *watcher) pagedList(ctx context.Context) (string, error) {
 	}
 }
 
-// page reads one list page and converts its objects: raw (metadata first) when
-// the type has a raw source, else through the typed or dynamic client. A raw
-// page that surprises is read again through the typed client.
+// page reads one list page (wire.Reader.Page) and converts its objects.
 func (w *watcher) page(ctx context.Context, opts metav1.ListOptions) ([]object, wire.ListMeta, error) {
-	if rs := w.raw(); rs != nil {
-		objs, lm, err := w.rawPage(ctx, rs, opts)
-		if !errors.Is(err, wire.ErrUnexpected) && !wire.Refused(err) {
-			return objs, lm, err
-		}
-		w.disableRaw(rs, err)
-	}
-	return w.typedPage(ctx, opts)
-}
-
-// listPage reads one page through the typed or dynamic client.
-func (w *watcher) listPage(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	g := w.guard(ctx, w.cfg.progressTimeout)
-	defer g.stop()
-	list, err := w.lw.ListWithContext(g.ctx, opts)
-	return list, g.explain(err)
-}
-
-func (w *watcher) typedPage(ctx context.Context, opts metav1.ListOptions) ([]object, wire.ListMeta, error) {
-	list, err := w.listPage(ctx, opts)
+	items, err := w.reader().Page(ctx, opts, w.bound)
 	if err != nil {
 		return nil, wire.ListMeta{}, err
 	}
-	return w.convertList(list)
-}
-
-// convertList converts the items of a decoded list page.
-func (w *watcher) convertList(list runtime.Object) ([]object, wire.ListMeta, error) {
-	lm, err := meta.ListAccessor(list)
-	if err != nil {
-		return nil, wire.ListMeta{}, fmt.Errorf("%s: list response %T: %w", w.t.Name, list, err)
-	}
-	// Items are copied out one by one so that a kept value does not pin its page.
-	items, err := meta.ExtractListWithAlloc(list)
-	if err != nil {
-		return nil, wire.ListMeta{}, fmt.Errorf("%s: list response %T: %w", w.t.Name, list, err)
-	}
-	w.cfg.decodes.Add(int64(len(items)))
-	objs := make([]object, len(items))
-	for i, item := range items {
+	w.cfg.decodes.Add(int64(items.Decoded))
+	objs := make([]object, len(items.Objects))
+	for i, item := range items.Objects {
 		objs[i] = w.convert(item)
 	}
-	return objs, wire.ListMeta{ResourceVersion: lm.GetResourceVersion(), Continue: lm.GetContinue()}, nil
+	return objs, items.Meta, nil
 }
 
 // streamThenWatch reads the initial state as a stream of events (WatchList) that
@@ -283,7 +246,7 @@ func (w *watcher) session(ctx context.Context, opts metav1.ListOptions, rv strin
 	}
 	g := w.guard(ctx, timeout)
 	defer g.stop()
-	wi, err := w.openWatch(g.ctx, opts)
+	wi, err := w.reader().Watch(g.ctx, opts)
 	if err != nil {
 		err = g.explain(err)
 		if initial {
@@ -364,14 +327,11 @@ func (w *watcher) convert(obj runtime.Object) object {
 
 // identify reads the identity and revision of obj.
 func (w *watcher) identify(obj runtime.Object) object {
-	if r, ok := obj.(*wire.Object); ok {
-		return rawIdentity(r)
-	}
-	m, err := meta.Accessor(obj)
+	id, rev, uid, err := w.reader().Identity(obj)
 	if err != nil {
-		return object{raw: obj, err: fmt.Errorf("%s: object %T has no metadata: %w", w.t.Name, obj, err)}
+		return object{raw: obj, err: err}
 	}
-	return object{id: ledger.ObjectID(m.GetNamespace(), m.GetName()), rev: m.GetResourceVersion(), uid: m.GetUID()}
+	return object{id: id, rev: rev, uid: uid}
 }
 
 // sleep waits for d on the syncer's clock or until ctx ends; it reports whether ctx

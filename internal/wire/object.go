@@ -77,10 +77,15 @@ func (o *Object) ID() string {
 	if o.id != "" {
 		return o.id
 	}
-	if o.Meta.Namespace == "" {
-		return o.Meta.Name
+	return objectID(o.Meta.Namespace, o.Meta.Name)
+}
+
+// objectID is "namespace/name", or name if there is no namespace.
+func objectID(namespace, name string) string {
+	if namespace == "" {
+		return name
 	}
-	return o.Meta.Namespace + "/" + o.Meta.Name
+	return namespace + "/" + name
 }
 
 // Identity is what the syncer's ledger knows an object by: its id (ID), its
