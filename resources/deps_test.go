@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -70,5 +71,31 @@ var _ = Describe("The library's import graph", func() {
 			}
 		}
 		Expect(read).To(BeNumerically(">", 5), "the package's own files were read")
+	})
+
+	// ARCHITECTURE.md's dependency line: resources ← internal/wire, internal/ledger,
+	// internal/identity ← syncer ← checkpoint, snapshot, watchersets, metrics. Each
+	// package links, of the module's own, only packages left of it.
+	It("points one way, as the dependency line draws it", func() {
+		const mod = "github.com/kubesync/kubesync/"
+		below := []string{"resources", "internal/wire", "internal/wire/meta", "internal/ledger", "internal/identity"}
+		loop := append(slices.Clone(below), "syncer")
+		may := map[string][]string{
+			"resources": nil, "internal/wire/meta": nil, "internal/identity": nil,
+			"internal/ledger": {"resources"},
+			"internal/wire":   {"resources", "internal/wire/meta"},
+			"syncer":          below,
+			"checkpoint":      loop, "snapshot": loop, "watchersets": loop, "metrics": loop,
+		}
+		for pkg, allowed := range may {
+			out, err := exec.Command("go", "list", "-deps", mod+pkg).CombinedOutput()
+			Expect(err).NotTo(HaveOccurred(), string(out))
+			for _, dep := range strings.Fields(string(out)) {
+				own, ok := strings.CutPrefix(dep, mod)
+				if ok && own != pkg {
+					Expect(allowed).To(ContainElement(own), "go list -deps ./%s links %s", pkg, own)
+				}
+			}
+		}
 	})
 })
