@@ -122,17 +122,23 @@ func (s *Syncer) identifyLater(ctx context.Context, uid <-chan identity.Result) 
 }
 
 // identityUnknown: the identity read failed. A refused one is logged and not
-// asked again, as RBAC will not change its mind; the address alone decides. Any
-// other failure is retried in the background (confirmLater).
+// asked again (identityRefused). Any other failure is retried in the background
+// (confirmLater).
 func (s *Syncer) identityUnknown(ctx context.Context, err error, resuming bool) {
 	if identity.Refused(err) {
-		s.cfg.log.WithError(err).Warn("The cluster identity may not be read; the checkpoint is trusted on the apiserver's address alone")
+		s.identityRefused(err)
 		return
 	}
 	if resuming {
 		s.cfg.log.WithError(err).Warn("Cluster identity unknown; trusting the checkpoint's apiserver address until it is known")
 	}
 	s.confirmLater(ctx, resuming)
+}
+
+// identityRefused: RBAC will not change its mind, so the identity is not asked
+// again and the apiserver's address alone decides.
+func (s *Syncer) identityRefused(err error) {
+	s.cfg.log.WithError(err).Warn("The cluster identity may not be read; the checkpoint is trusted on the apiserver's address alone")
 }
 
 // confirmLater reads the cluster identity with backoff until it is known; if the
@@ -161,7 +167,7 @@ func (s *Syncer) confirmLater(ctx context.Context, resumed bool) {
 				}
 				return
 			case identity.Refused(err):
-				s.cfg.log.WithError(err).Warn("The cluster identity may not be read; the checkpoint is trusted on the apiserver's address alone")
+				s.identityRefused(err)
 				return
 			}
 		}
