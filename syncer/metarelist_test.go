@@ -52,8 +52,9 @@ func startMetaRun(builtin bool, strategy syncer.InitialList, lazy bool, maxChang
 	return r.start(strategy, lazy, maxChanged)
 }
 
-// start syncs the run's type from its server.
-func (r *metaRun) start(strategy syncer.InitialList, lazy bool, maxChanged float64) *metaRun {
+// start syncs the run's type from its server, with extra options after the
+// run's own.
+func (r *metaRun) start(strategy syncer.InitialList, lazy bool, maxChanged float64, extra ...syncer.Option) *metaRun {
 	r.rec, r.store = newRecorder(), snapshot.NewStore()
 	clients := clientsOf(r.srv)
 	log := logrus.New()
@@ -66,6 +67,7 @@ func (r *metaRun) start(strategy syncer.InitialList, lazy bool, maxChanged float
 	if lazy {
 		opts = append(opts, syncer.WithLazyValues())
 	}
+	opts = append(opts, extra...)
 	var err error
 	r.s, err = syncer.New(nil, []resources.Type{r.t}, syncer.Tee(r.rec, r.store), opts...)
 	Expect(err).NotTo(HaveOccurred())

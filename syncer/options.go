@@ -64,6 +64,7 @@ type config struct {
 	checkpoint           Checkpoint      // WithCheckpoint (checkpoint.go); nil: none
 	lazyValues           bool            // WithLazyValues (lazy.go)
 	metaRelist           float64         // WithMetadataRelist (metarelist.go)
+	metaGets             int             // WithMetadataRelistGets (metarelist.go)
 	requiredNames        []string        // WithRequired (required.go), as given
 	required             map[string]bool // the required types' Names, resolved by New
 	// decodes counts the objects decoded in full, shared by every watcher.
@@ -91,6 +92,7 @@ func defaults() config {
 		clock:                clock.RealClock{},
 		decodes:              new(atomic.Int64),
 		metaRelist:           DefaultMetadataRelist,
+		metaGets:             DefaultMetadataRelistGets,
 	}
 }
 
