@@ -65,16 +65,19 @@ func (g *getGate) mostInFlight() int {
 	return g.peak
 }
 
-// sharedUpTo is a metadata-first relist share that lets n of metaObjects change.
-func sharedUpTo(n int) float64 { return float64(n) / metaObjects }
+// startGetsRun syncs metaObjects ConfigMaps, paged, with a metadata-first
+// relist for up to changed of them and gets GETs in flight.
+func startGetsRun(changed, gets int) *metaRun {
+	api, srv := newConfigMapServer(metaObjects)
+	return (&metaRun{api: api, srv: srv, t: resources.ConfigMaps}).
+		start(syncer.Paged, false, float64(changed)/metaObjects, syncer.WithMetadataRelistGets(gets))
+}
 
 var _ = Describe("the metadata-first relist's GETs", func() {
 	It("has at most WithMetadataRelistGets in flight, and delivers a full relist's batch", func() {
 		const changed, gets = 40, 4
 		full := startMetaRun(true, syncer.Paged, false, 0)
-		api, srv := newConfigMapServer(metaObjects)
-		first := (&metaRun{api: api, srv: srv, t: resources.ConfigMaps}).
-			start(syncer.Paged, false, sharedUpTo(changed), syncer.WithMetadataRelistGets(gets))
+		first := startGetsRun(changed, gets)
 		gate := newGetGate()
 		first.res().BeforeGets(gate.enter)
 		gate.openAt(gets)
@@ -93,14 +96,12 @@ var _ = Describe("the metadata-first relist's GETs", func() {
 
 	It("lists in full when an object is gone before its GET, among concurrent GETs", func() {
 		const changed = 20
-		api, srv := newConfigMapServer(metaObjects)
-		r := (&metaRun{api: api, srv: srv, t: resources.ConfigMaps}).
-			start(syncer.Paged, false, sharedUpTo(changed), syncer.WithMetadataRelistGets(4))
+		r := startGetsRun(changed, 4)
 		gate := newGetGate()
 		gate.openAt(4)
 		var once sync.Once
 		r.res().BeforeGets(func(ns, name string) {
-			once.Do(func() { api.Delete(r.t, "ns", r.name(7)) }) // gone once the relist's GETs run
+			once.Do(func() { r.api.Delete(r.t, "ns", r.name(7)) }) // gone once the relist's GETs run
 			gate.enter(ns, name)
 		})
 		r.change(changed)
@@ -124,9 +125,7 @@ var _ = Describe("the metadata-first relist's GETs", func() {
 
 	It("with one GET at a time fetches the changed objects one after another, as before", func() {
 		const changed = 10
-		api, srv := newConfigMapServer(metaObjects)
-		r := (&metaRun{api: api, srv: srv, t: resources.ConfigMaps}).
-			start(syncer.Paged, false, sharedUpTo(changed), syncer.WithMetadataRelistGets(1))
+		r := startGetsRun(changed, 1)
 		gate := newGetGate()
 		gate.open() // it only counts
 		r.res().BeforeGets(gate.enter)
