@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"runtime/pprof"
 	"time"
@@ -238,10 +237,8 @@ func writeHeapProfile(path string) error {
 
 func newContender(kind string, wl *workload, cfg *rest.Config) (contender, error) {
 	if kind == ExpInformerNoGzip {
-		// DisableCompression alone: client-go's shared transport for a plain-HTTP
-		// host (the proxy) ignores it.
-		cfg.DisableCompression = true
-		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return identityEncoding{rt} })
+		// As syncer.WithCompression(false) does for a syncer's clients.
+		cfg = wire.CompressionConfig(cfg, false)
 	}
 	if isFanout(kind) {
 		return newFanout(kind, wl, cfg)

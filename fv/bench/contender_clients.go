@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -140,13 +139,3 @@ func (b *baseline) relisted(context.Context) (time.Time, int, bool, error) {
 	return time.Now(), 0, false, nil
 }
 func (b *baseline) stop() { runtime.KeepAlive(b.cs) }
-
-// identityEncoding asks for uncompressed responses, as syncer.WithCompression(false)
-// does for a syncer's clients.
-type identityEncoding struct{ next http.RoundTripper }
-
-func (t identityEncoding) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Accept-Encoding", "identity")
-	return t.next.RoundTrip(r)
-}
