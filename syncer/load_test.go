@@ -47,32 +47,6 @@ func (e *env) streams(n string) int {
 	return s
 }
 
-// driveUntil advances clock by tick until cond holds, at most limit of fake time,
-// and returns the fake time it took. Before each step it gives the syncer's
-// goroutines real time to act on the last one, so that the fake time measured is
-// the syncer's, not the machine's load.
-func driveUntil(clock *clocktesting.FakeClock, tick, limit time.Duration, cond func() bool) time.Duration {
-	GinkgoHelper()
-	began := clock.Now()
-	for !holdsSoon(cond, 10*time.Millisecond) {
-		Expect(clock.Since(began)).To(BeNumerically("<", limit), "the condition held within the limit")
-		clock.Step(tick)
-	}
-	return clock.Since(began)
-}
-
-// holdsSoon reports whether cond holds within d of real time.
-func holdsSoon(cond func() bool, d time.Duration) bool {
-	for deadline := time.Now().Add(d); ; time.Sleep(200 * time.Microsecond) {
-		if cond() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-	}
-}
-
 var _ = Describe("A server that is behind (too large a resource version)", func() {
 	It("makes a watch retry from its revision on the backoff, and relist only once the behind limit passes", func() {
 		clock := clocktesting.NewFakeClock(time.Now())
@@ -109,7 +83,7 @@ var _ = Describe("A server that is behind (too large a resource version)", func(
 	})
 
 	It("makes a streaming list retry on the backoff, with no relist reason and no fallback to paged lists", func() {
-		clock := clocktesting.NewFakeClock(time.Now())
+		clock := newParkingClock()
 		lists := &listings{}
 		e := newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithBackoff(rateBackoff),
 			syncer.WithInitialList(syncer.Auto), syncer.WithObserver(lists))
@@ -117,7 +91,7 @@ var _ = Describe("A server that is behind (too large a resource version)", func(
 		e.api["a"].Set("1")
 		e.api["a"].FailWatchCalls(tooLarge)
 		e.start()
-		drive(clock, 20*time.Second, 250*time.Millisecond)
+		drive(clock.FakeClock, 20*time.Second, 250*time.Millisecond)
 		Expect(e.streams("a")).To(BeNumerically(">=", 3), "it kept retrying")
 		Expect(e.streams("a")).To(BeNumerically("<=", bounds.MaxAttempts(rateBackoff, 20*time.Second)+1), "on the backoff")
 		Expect(e.counts("a")[0]).To(BeZero(), "no paged list")
@@ -168,7 +142,7 @@ var _ = Describe("Deadlines under back-pressure", func() {
 
 var _ = Describe("Backoff after a burst of faults", func() {
 	It("puts a type back in sync within one short step of the first answer, and decays once the server answers", func() {
-		clock := clocktesting.NewFakeClock(time.Now())
+		clock := newParkingClock()
 		b := syncer.DefaultBackoff() // with its jitter
 		short := time.Duration(float64(b.Duration) * (1 + b.Jitter))
 		const tick = 50 * time.Millisecond // what a fake-time measurement may add
@@ -178,7 +152,7 @@ var _ = Describe("Backoff after a burst of faults", func() {
 		e.start()
 		e.waitInSync()
 		e.waitWatching("a")
-		drive(clock, time.Minute, time.Second) // the watch serves a while
+		drive(clock.FakeClock, time.Minute, time.Second) // the watch serves a while
 
 		var faults atomic.Int32
 		unavailable := func(n int32) func() error {
@@ -201,7 +175,7 @@ var _ = Describe("Backoff after a burst of faults", func() {
 		})
 		Expect(back).To(BeNumerically("<=", short+tick), "back in sync within one short step of the first answer")
 
-		drive(clock, time.Second, 100*time.Millisecond) // the server has answered: the backoff decays
+		drive(clock.FakeClock, time.Second, 100*time.Millisecond) // the server has answered: the backoff decays
 		faults.Store(0)
 		e.api["a"].FailWatchCalls(unavailable(1))
 		e.api["a"].EndWatches()
