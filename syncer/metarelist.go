@@ -94,9 +94,7 @@ func (w *watcher) metaRelist(ctx context.Context) (string, error) {
 	}
 	rv := list.ResourceVersion
 	if float64(len(changed)) > w.cfg.metaRelist*float64(list.Objects) {
-		w.cfg.log.WithField("type", w.t.Name).WithField("changed", len(changed)).
-			WithField("objects", list.Objects).Debug("Many objects changed; relisting in full")
-		return "", errFullRelist
+		return "", fmt.Errorf("%w: %d of %d objects changed", errFullRelist, len(changed), list.Objects)
 	}
 	getBytes, err := w.fetch(ctx, ms, changed, rv)
 	if err != nil {
@@ -298,7 +296,8 @@ func (w *watcher) relistMetaFirst(ctx context.Context, p plan) bool {
 	rv, err := w.metaRelist(ctx)
 	switch {
 	case errors.Is(err, errFullRelist):
-		w.cfg.log.WithField("type", w.t.Name).WithError(err).Debug("Metadata-first relist gives way to a full list")
+		// Info: a full list costs the apiserver what the metadata list was to save.
+		w.cfg.log.WithField("type", w.t.Name).WithError(err).Info("Metadata-first relist gives way to a full list")
 		return false
 	case err != nil:
 		w.fail(ctx, event{err: err})
