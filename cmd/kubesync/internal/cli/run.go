@@ -159,12 +159,14 @@ func wait(ctx context.Context, w waitFor) error {
 				w.notes.release()
 			}
 		case <-connect:
-			settled, err := connectVerdict(w.tracker, w.connectTimeout, w.host, w.lastErr)
+			v, err := connectVerdict(w.tracker, w.connectTimeout, w.host, w.lastErr)
 			if err != nil {
 				return err
 			}
-			w.notes.release() // the command goes on: the failing types are worth a line each
-			if settled {
+			if v != undecided {
+				w.notes.release() // the command goes on: the failing types are worth a line each
+			}
+			if v == settled {
 				connect = nil
 				continue
 			}
@@ -173,16 +175,32 @@ func wait(ctx context.Context, w waitFor) error {
 	}
 }
 
+// verdict is what connectVerdict decides when it does not give up.
+type verdict uint8
+
+const (
+	// goingOn: some type lists, or fails for another reason than a refusal; the
+	// command goes on and rechecks.
+	goingOn verdict = iota
+	// settled: some type is in sync; the command goes on for good.
+	settled
+	// undecided: every type that answered was refused, and the others have not
+	// answered yet (the syncer's own deadlines bound that wait): the command may
+	// yet give up in one line, so it holds back the lines of the refused ones.
+	undecided
+)
+
 // connectVerdict judges, once connectTimeout has passed, whether the command
-// should give up: when the apiserver never answered, or refused every type. It
-// is settled when some type is in sync.
+// should give up: when the apiserver never answered, or refused every type.
 func connectVerdict(tracker *progress.Tracker, connectTimeout time.Duration, host string,
-	lastErr *lastError) (settled bool, err error) {
-	sum := progress.Summarize(tracker.Snapshot())
+	lastErr *lastError) (verdict, error) {
+	states := tracker.Snapshot()
+	sum := progress.Summarize(states)
 	if sum.InSync > 0 {
-		return true, nil
+		return settled, nil
 	}
-	if refused := sum.Failing["unauthorized"] + sum.Failing["forbidden"]; refused == sum.Types {
+	refused := sum.Failing["unauthorized"] + sum.Failing["forbidden"]
+	if refused == sum.Types {
 		var why []string
 		if n := sum.Failing["unauthorized"]; n > 0 {
 			why = append(why, fmt.Sprintf("%d unauthorized (401: the credentials are not accepted)", n))
@@ -190,17 +208,31 @@ func connectVerdict(tracker *progress.Tracker, connectTimeout time.Duration, hos
 		if n := sum.Failing["forbidden"]; n > 0 {
 			why = append(why, fmt.Sprintf("%d forbidden (403: see \"kubesync rbac\" for the role it needs)", n))
 		}
-		return false, fmt.Errorf("no type can be watched: the apiserver at %s refused every type for %s: %s",
+		return goingOn, fmt.Errorf("no type can be watched: the apiserver at %s refused every type for %s: %s",
 			host, connectTimeout, strings.Join(why, ", "))
 	}
+	if refused > 0 && refused+unanswered(states) == sum.Types {
+		return undecided, nil
+	}
 	if tracker.Contacted() || !sum.Healthy() {
-		return false, nil // some type is listing, or failing for another reason
+		return goingOn, nil // some type is listing, or failing for another reason
 	}
 	msg := fmt.Sprintf("no answer from the apiserver at %s within %s", host, connectTimeout)
 	if err := lastErr.Err(); err != nil {
-		return false, fmt.Errorf("%s: %w", msg, withoutURL(err))
+		return goingOn, fmt.Errorf("%s: %w", msg, withoutURL(err))
 	}
-	return false, errors.New(msg)
+	return goingOn, errors.New(msg)
+}
+
+// unanswered counts the types that have had no answer from the apiserver yet.
+func unanswered(states []progress.TypeState) int {
+	n := 0
+	for _, st := range states {
+		if st.Failure == "" && st.Status == syncer.WaitForDatastore {
+			n++
+		}
+	}
+	return n
 }
 
 // withoutURL drops the long request URL of a client error, keeping its cause.
