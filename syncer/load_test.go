@@ -175,6 +175,9 @@ var _ = Describe("Backoff after a burst of faults", func() {
 		})
 		Expect(back).To(BeNumerically("<=", short+tick), "back in sync within one short step of the first answer")
 
+		e.api["a"].Put("3")
+		// Delivered, so the watch's reader has begun: the second below counts in its life.
+		Eventually(e.rec.updates).Should(ContainElement("New A/3"))
 		drive(clock.FakeClock, time.Second, 100*time.Millisecond) // the server has answered: the backoff decays
 		faults.Store(0)
 		e.api["a"].FailWatchCalls(unavailable(1))
