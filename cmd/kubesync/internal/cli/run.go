@@ -194,8 +194,7 @@ const (
 // should give up: when the apiserver never answered, or refused every type.
 func connectVerdict(tracker *progress.Tracker, connectTimeout time.Duration, host string,
 	lastErr *lastError) (verdict, error) {
-	states := tracker.Snapshot()
-	sum := progress.Summarize(states)
+	sum := progress.Summarize(tracker.Snapshot())
 	if sum.InSync > 0 {
 		return settled, nil
 	}
@@ -211,7 +210,7 @@ func connectVerdict(tracker *progress.Tracker, connectTimeout time.Duration, hos
 		return goingOn, fmt.Errorf("no type can be watched: the apiserver at %s refused every type for %s: %s",
 			host, connectTimeout, strings.Join(why, ", "))
 	}
-	if refused > 0 && refused+unanswered(states) == sum.Types {
+	if refused > 0 && refused+sum.Waiting == sum.Types {
 		return undecided, nil
 	}
 	if tracker.Contacted() || !sum.Healthy() {
@@ -222,17 +221,6 @@ func connectVerdict(tracker *progress.Tracker, connectTimeout time.Duration, hos
 		return goingOn, fmt.Errorf("%s: %w", msg, withoutURL(err))
 	}
 	return goingOn, errors.New(msg)
-}
-
-// unanswered counts the types that have had no answer from the apiserver yet.
-func unanswered(states []progress.TypeState) int {
-	n := 0
-	for _, st := range states {
-		if st.Failure == "" && st.Status == syncer.WaitForDatastore {
-			n++
-		}
-	}
-	return n
 }
 
 // withoutURL drops the long request URL of a client error, keeping its cause.

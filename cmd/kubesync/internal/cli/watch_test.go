@@ -7,8 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"regexp"
 	"strings"
 	"time"
@@ -235,14 +233,18 @@ var _ = Describe("kubesync watch", func() {
 	})
 
 	It("still fails with one line when a refusal comes after --connect-timeout", func() {
-		for _, t := range []resources.Type{resources.Pods, resources.Namespaces, netpols} {
-			api.Refuse(t, syncertest.Forbidden(t))
+		api.Refuse(resources.Pods, syncertest.Forbidden(resources.Pods))
+		api.Refuse(resources.Namespaces, syncertest.Forbidden(resources.Namespaces))
+		late := func() error {
+			time.Sleep(1500 * time.Millisecond) // a slow apiserver, not a wait for the command
+			return syncertest.Forbidden(netpols)
 		}
-		late := answersLate(srv.URL(), "networkpolicies", 1500*time.Millisecond)
-		code, _, errOut := run("watch", "policy", "--kubeconfig", kubeconfig(late), "--connect-timeout", "1s",
+		api.Resource(netpols).FailLists(late)
+		api.Resource(netpols).FailWatchCalls(late)
+		code, _, errOut := run("watch", "policy", "--kubeconfig", path, "--connect-timeout", "1s",
 			"--types", "namespaces,pods,networkpolicies.networking.k8s.io")
 		Expect(code).To(Equal(cli.ExitRuntime))
-		Expect(errOut).To(Equal("kubesync: no type can be watched: the apiserver at "+late+
+		Expect(errOut).To(Equal("kubesync: no type can be watched: the apiserver at "+srv.URL()+
 			" refused every type for 1s: 3 forbidden (403: see \"kubesync rbac\" for the role it needs)\n"),
 			"the lines of the types refused in time were held back while one had not answered")
 	})
@@ -309,24 +311,3 @@ var _ = Describe("kubesync watch", func() {
 type failingWriter struct{}
 
 func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
-
-// answersLate serves target's API through a proxy that answers every request
-// whose path has slow in it only after delay, and returns the proxy's URL.
-func answersLate(target, slow string, delay time.Duration) string {
-	u, err := url.Parse(target)
-	Expect(err).NotTo(HaveOccurred())
-	proxy := httputil.NewSingleHostReverseProxy(u)
-	proxy.FlushInterval = -1 // watches stream
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.Contains(r.URL.Path, slow) {
-			select {
-			case <-time.After(delay): // a slow apiserver, not a wait for the command
-			case <-r.Context().Done():
-				return
-			}
-		}
-		proxy.ServeHTTP(w, r)
-	}))
-	DeferCleanup(srv.Close)
-	return srv.URL
-}

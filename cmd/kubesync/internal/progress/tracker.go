@@ -111,6 +111,7 @@ func (t *Tracker) Snapshot() []TypeState {
 type Summary struct {
 	Types   int
 	InSync  int            // in sync and not failing
+	Waiting int            // no answer from the apiserver yet, and not failing
 	Failing map[string]int // by failure, e.g. "forbidden": 15
 	Objects int
 }
@@ -128,6 +129,8 @@ func Summarize(states []TypeState) Summary {
 			s.Failing[st.Failure]++
 		case st.Status == syncer.InSync:
 			s.InSync++
+		case st.Status == syncer.WaitForDatastore:
+			s.Waiting++
 		}
 	}
 	return s
