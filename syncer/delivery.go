@@ -82,32 +82,50 @@ func (s *Syncer) openBatch() *updateBatch {
 // deliver calls the consumer, one delivery at a time, until the loop closes the
 // channel or Stop is called: the callback in progress is then the last one.
 func (s *Syncer) deliver() {
-	parse, _ := s.cb.(ParseFailureHandler)
-	syncFail, _ := s.cb.(SyncFailureHandler)
-	recovered, _ := s.cb.(SyncRecoveryHandler)
+	h := s.handlers()
 	for d := range s.deliveries {
 		if s.stopped.Load() {
 			return
 		}
-		switch d := d.(type) {
-		case statusChange:
-			s.cb.OnStatusUpdated(d.status)
-		case *updateBatch:
-			s.cb.OnUpdates(d.updates)
-		case parseFailure:
-			if parse != nil {
-				parse.OnParseFailed(d.typeName, d.object, d.err)
-			}
-		case syncFailure:
-			if syncFail != nil {
-				syncFail.OnSyncFailed(d.typeName, d.err)
-			}
-		case syncRecovery:
-			if recovered != nil {
-				recovered.OnSyncRecovered(d.typeName)
-			}
-		case resumedSignal:
-			s.deliverResumed(d.Resumed)
+		s.deliverOne(h, d)
+	}
+}
+
+// handlers are the optional callback interfaces cb implements.
+type handlers struct {
+	parse     ParseFailureHandler
+	syncFail  SyncFailureHandler
+	recovered SyncRecoveryHandler
+}
+
+func (s *Syncer) handlers() handlers {
+	var h handlers
+	h.parse, _ = s.cb.(ParseFailureHandler)
+	h.syncFail, _ = s.cb.(SyncFailureHandler)
+	h.recovered, _ = s.cb.(SyncRecoveryHandler)
+	return h
+}
+
+// deliverOne makes the callback call that d stands for.
+func (s *Syncer) deliverOne(h handlers, d delivery) {
+	switch d := d.(type) {
+	case statusChange:
+		s.cb.OnStatusUpdated(d.status)
+	case *updateBatch:
+		s.cb.OnUpdates(d.updates)
+	case parseFailure:
+		if h.parse != nil {
+			h.parse.OnParseFailed(d.typeName, d.object, d.err)
 		}
+	case syncFailure:
+		if h.syncFail != nil {
+			h.syncFail.OnSyncFailed(d.typeName, d.err)
+		}
+	case syncRecovery:
+		if h.recovered != nil {
+			h.recovered.OnSyncRecovered(d.typeName)
+		}
+	case resumedSignal:
+		s.deliverResumed(d.Resumed)
 	}
 }

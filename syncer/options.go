@@ -1,6 +1,7 @@
 package syncer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -72,6 +73,10 @@ type config struct {
 
 	// compression is WithCompression's (compression.go); nil: the rest.Config's.
 	compression *bool
+
+	// spawn runs a watcher generation; nil: on a goroutine of its own. The
+	// simulator replaces it to run the loop's steps on one goroutine.
+	spawn func(ctx context.Context, w *watcher, p plan, done chan struct{})
 }
 
 func defaults() config {
@@ -231,3 +236,8 @@ func WithObserver(o Observer) Option {
 // withClock replaces the clock behind every delay and deadline, so that specs can
 // count requests over a window of fake time.
 func withClock(c clock.WithDelayedExecution) Option { return func(cfg *config) { cfg.clock = c } }
+
+// withSpawn replaces how a watcher generation runs (config.spawn).
+func withSpawn(f func(ctx context.Context, w *watcher, p plan, done chan struct{})) Option {
+	return func(cfg *config) { cfg.spawn = f }
+}

@@ -200,6 +200,10 @@ func (ts *typeState) start(ctx context.Context, events chan<- event, delay time.
 	} else {
 		ts.log.WithFields(logrus.Fields{"rv": p.rv, "delay": delay}).Debug("Watching")
 	}
+	if ts.cfg.spawn != nil {
+		ts.cfg.spawn(ctx, w, p, done)
+		return
+	}
 	go func() {
 		defer close(done)
 		w.run(ctx, p)
