@@ -71,10 +71,15 @@ var errFullRelist = errors.New("relist in full")
 
 // metaFirst reports whether a relist planned now reads metadata first: one of a
 // type that has completed a list, for any reason but Syncer.Relist's, which
-// reads everything again, as a check of the whole state.
+// reads everything again, as a check of the whole state. A type with a label or
+// field selector lists in full: a GET carries no selector, so it returns an
+// object that stopped matching meanwhile, newer than the watch's Deleted for
+// that transition, which the revision rule would then skip.
 func (ts *typeState) metaFirst() bool {
 	_, raw := ts.lw.(wire.RawSource)
-	return raw && ts.listed && ts.pending != ListForced && ts.cfg.metaRelist > 0 && !ts.t.KeysOnly && !ts.fullOnly.Load() && !ts.ledger.Empty()
+	selected := ts.t.LabelSelector != "" || ts.t.FieldSelector != ""
+	return raw && ts.listed && ts.pending != ListForced && ts.cfg.metaRelist > 0 && !ts.t.KeysOnly && !selected &&
+		!ts.fullOnly.Load() && !ts.ledger.Empty()
 }
 
 // metaRelist is the metadata-first relist: it lists metadata, hands on the

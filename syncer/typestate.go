@@ -69,6 +69,9 @@ type typeState struct {
 	pending ListReason
 	// listed: a list completed once, so a later relist is delivered whole.
 	listed bool
+	// delivered: an update of the type went to the consumer, so its reads must
+	// not go back past it (rule 15).
+	delivered bool
 	// failure: the failure episode reported, to report each once; NoFailure if none.
 	failure Failure
 
@@ -181,8 +184,10 @@ func (ts *typeState) start(ctx context.Context, events chan<- event, delay time.
 		events: events,
 		ledger: ts.ledger,
 		fresh:  ts.ledger == nil || ts.ledger.Empty(),
-		// A resumed type counts as listed: its relist must not go back past the checkpoint.
-		firstRead: !ts.listed,
+		// A resumed type counts as listed: its relist must not go back past the
+		// checkpoint; a first stream that broke after it delivered must not go back
+		// past what it delivered (another apiserver's cache may be further behind).
+		firstRead: !ts.listed && !ts.delivered,
 		fullOnly:  &ts.fullOnly,
 	}
 	if rs, ok := ts.lw.(wire.RawSource); ok && ts.cfg.lazyValues {
