@@ -4,11 +4,17 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubesync/kubesync/resources"
 )
@@ -127,5 +133,42 @@ var _ = Describe("The loop's orders of events", func() {
 		st.s.Start(ctx)
 		st.s.Wait()
 		Expect(st.s.Run(context.Background())).To(MatchError(ErrStopped))
+	})
+})
+
+// pagesLW serves a paged list whose pages name the revisions given.
+type pagesLW struct {
+	cache.ListerWatcherWithContext
+	revisions []string
+}
+
+func (p pagesLW) ListWithContext(_ context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	i := 0
+	if opts.Continue != "" {
+		i, _ = strconv.Atoi(opts.Continue)
+	}
+	list := &unstructured.UnstructuredList{Object: map[string]any{}}
+	list.SetResourceVersion(p.revisions[i])
+	if i+1 < len(p.revisions) {
+		list.SetContinue(strconv.Itoa(i + 1))
+	}
+	return list, nil
+}
+
+var _ = Describe("A paged list", func() {
+	list := func(revisions ...string) (string, error) {
+		cfg := defaults()
+		events := make(chan event, 16)
+		w := &watcher{t: stepType("apps"), lw: pagesLW{revisions: revisions}, cfg: &cfg, events: events}
+		return w.pagedList(context.Background())
+	}
+
+	It("completes at the revision its pages share", func() {
+		Expect(list("7", "7", "7")).To(Equal("7"))
+	})
+
+	It("fails when a continuation answers from another snapshot", func() {
+		_, err := list("7", "7", "9")
+		Expect(err).To(MatchError(errPagesDiffer))
 	})
 })
