@@ -1,6 +1,7 @@
 package syncer_test
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -30,6 +31,19 @@ var _ = Describe("ARCHITECTURE.md's rules table", func() {
 				last := parts[len(parts)-1]
 				Expect(declared).To(HaveKey(last), "rule %s names %s", r[1], n[1])
 			}
+		}
+	})
+
+	It("lists every kind of event a watcher sends", func() {
+		page, err := os.ReadFile("../ARCHITECTURE.md")
+		Expect(err).NotTo(HaveOccurred())
+		src, err := os.ReadFile("watcher.go")
+		Expect(err).NotTo(HaveOccurred())
+		kinds := regexp.MustCompile(`(?m)^\tev([A-Z]\w+)\s`).FindAllStringSubmatch(string(src), -1)
+		Expect(kinds).NotTo(BeEmpty())
+		Expect(string(page)).To(ContainSubstring(fmt.Sprintf("(%d kinds", len(kinds))))
+		for _, k := range kinds {
+			Expect(string(page)).To(MatchRegexp(`[ ·]`+k[1]+`\b`), "the data flow lists %s", k[1])
 		}
 	})
 })

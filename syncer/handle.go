@@ -57,6 +57,8 @@ func (s *Syncer) handle(ctx context.Context, ev event) {
 		s.fenced(ts, ev.rv)
 	case evFenceFailed:
 		s.onFenceFailed(ctx, ts, ev)
+	case evFullOnly:
+		ts.fullOnly = true
 	}
 	s.observe(ts)
 }

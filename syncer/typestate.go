@@ -3,7 +3,6 @@ package syncer
 import (
 	"context"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -88,7 +87,7 @@ type typeState struct {
 	catchUp *catchUpState
 	// fullOnly: relists list in full from now on: the server refused a GET, or
 	// a metadata list cost too close to a full one (metarelist.go).
-	fullOnly atomic.Bool
+	fullOnly bool
 
 	run generation
 }
@@ -188,7 +187,6 @@ func (ts *typeState) start(ctx context.Context, events chan<- event, delay time.
 		// checkpoint; a first stream that broke after it delivered must not go back
 		// past what it delivered (another apiserver's cache may be further behind).
 		firstRead: !ts.listed && !ts.delivered,
-		fullOnly:  &ts.fullOnly,
 	}
 	if rs, ok := ts.lw.(wire.RawSource); ok && ts.cfg.lazyValues {
 		w.lazyDecode = rs.LazyDecoder(ts.t.Name, ts.cfg.decodes)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -34,6 +33,7 @@ const (
 	evError                        // the watcher stopped with err; the loop decides what next
 	evFenced                       // the server's current revision, for a resumed type
 	evFenceFailed                  // the server's revision could not be read
+	evFullOnly                     // the type's metadata-first relists do not pay: list in full
 )
 
 // object is one converted API object, or the identity of a deleted one.
@@ -103,9 +103,6 @@ type watcher struct {
 	// firstRead: the type has delivered no list yet (nor resumed one), so its
 	// stream need not be a consistent read (streamThenWatch).
 	firstRead bool
-	// fullOnly is the type's: set when its metadata-first relist does not pay
-	// (metarelist.go).
-	fullOnly *atomic.Bool
 }
 
 func (w *watcher) run(ctx context.Context, p plan) {
