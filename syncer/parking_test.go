@@ -151,27 +151,32 @@ func driveParked(clock *parkingClock, window, tick time.Duration, b budget) int 
 
 // driveUntil advances clock by tick until cond holds, at most limit of fake time,
 // and returns the fake time it took. Before each step it waits for cond, or for
-// the syncer to park on a sleep; a second of real time is the most it waits, for
-// a syncer that waits on another of its timers.
+// the syncer to wait on the clock (see settled).
 func driveUntil(clock *parkingClock, tick, limit time.Duration, cond func() bool) time.Duration {
 	GinkgoHelper()
 	began := clock.Now()
-	for !settled(clock, cond) {
+	for !settled(clock, cond, limit-clock.Since(began)) {
 		Expect(clock.Since(began)).To(BeNumerically("<", limit), "the condition held within the limit")
 		clock.Step(tick)
 	}
 	return clock.Since(began)
 }
 
-// settled waits until cond holds (true) or the syncer is parked on a sleep, or a
-// second has passed (false).
-func settled(clock *parkingClock, cond func() bool) bool {
-	for deadline := time.Now().Add(time.Second); ; time.Sleep(200 * time.Microsecond) {
+// settled waits until cond holds (true) or the syncer is parked on a sleep
+// (false). A syncer that waits on a deadline due within horizon instead is given
+// a second to park (false); one that waits on no timer that horizon would reach,
+// parkTimeout to park, and then fails: stepping the clock cannot help it.
+func settled(clock *parkingClock, cond func() bool, horizon time.Duration) bool {
+	GinkgoHelper()
+	began := time.Now()
+	for ; ; time.Sleep(200 * time.Microsecond) {
 		if cond() {
 			return true
 		}
-		if clock.parked() || time.Now().After(deadline) {
+		waited := time.Since(began)
+		if clock.parked() || waited > time.Second && clock.deadlineWithin(horizon) {
 			return false
 		}
+		Expect(waited).To(BeNumerically("<", parkTimeout), "the syncer waits on the clock, or the condition holds")
 	}
 }
