@@ -119,6 +119,8 @@ var _ = Describe("Deadlines under back-pressure", func() {
 		before := e.counts("b")
 
 		gate := make(chan struct{})
+		release := sync.OnceFunc(func() { close(gate) })
+		defer release() // before shutdown, should a check below fail
 		e.rec.setGate(gate)
 		events := seen.n.Load()
 		for _, n := range []string{"2", "3", "4"} {
@@ -132,7 +134,7 @@ var _ = Describe("Deadlines under back-pressure", func() {
 		// then a minute passes, past the initial-events timeout, all of it the loop's.
 		Eventually(func() bool { return clock.deadlineWithin(time.Minute) }).Should(BeFalse(), "b's deadline paused")
 		clock.Step(time.Minute)
-		close(gate)
+		release()
 
 		e.api["b"].Put("2")
 		Eventually(e.rec.updates).Should(ContainElement("New B/2"))
