@@ -64,10 +64,13 @@ var _ = Describe("A server that is behind (too large a resource version)", func(
 		e.api["a"].FailWatchCalls(tooLarge)
 		e.api["a"].EndWatches()
 		requests := func() int { now := e.counts("a"); return now[0] - before[0] + now[1] - before[1] }
-		driveParked(clock, 55*time.Second, 250*time.Millisecond, budget{count: requests, most: bounds.MaxAttempts(rateBackoff, 55*time.Second) + 1})
+		most := bounds.MaxAttempts(rateBackoff, 55*time.Second) + 1
+		driveParked(clock, 55*time.Second, 250*time.Millisecond, budget{count: requests, most: most})
 		after := e.counts("a")
 		Expect(after[0]).To(Equal(before[0]), "no list within the limit")
-		Expect(after[1]-before[1]).To(BeNumerically(">=", 4), "it kept retrying")
+		watches := after[1] - before[1]
+		Expect(watches).To(BeNumerically(">=", 4), "it kept retrying")
+		Expect(watches).To(BeNumerically("<=", most), "on the backoff")
 		for _, c := range e.api["a"].Calls()[calls:] {
 			if c.Verb == "watch" {
 				Expect(c.ResourceVersion).To(Equal(itoa(rv)), "the watch keeps its revision")
@@ -89,9 +92,10 @@ var _ = Describe("A server that is behind (too large a resource version)", func(
 		e.api["a"].Set("1")
 		e.api["a"].FailWatchCalls(tooLarge)
 		e.start()
-		streams := func() int { return e.streams("a") }
-		driveParked(clock, 20*time.Second, 250*time.Millisecond, budget{count: streams, most: bounds.MaxAttempts(rateBackoff, 20*time.Second) + 1})
+		most := bounds.MaxAttempts(rateBackoff, 20*time.Second) + 1
+		driveParked(clock, 20*time.Second, 250*time.Millisecond, budget{count: func() int { return e.streams("a") }, most: most})
 		Expect(e.streams("a")).To(BeNumerically(">=", 3), "it kept retrying")
+		Expect(e.streams("a")).To(BeNumerically("<=", most), "on the backoff")
 		Expect(e.counts("a")[0]).To(BeZero(), "no paged list")
 		Expect(lists.get()).NotTo(ContainElement("a/expired"))
 

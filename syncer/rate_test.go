@@ -61,11 +61,13 @@ var _ = Describe("Rate bounds over ten minutes of fake time", func() {
 			}
 
 			p.inject(e.api["a"])
-			// Counted only once the syncer has parked on its backoff after the
-			// window's last step: the bound cannot pass for want of its steps.
-			n := driveParked(clock, window, 250*time.Millisecond, budget{count: requests,
-				most: bounds.MaxAttempts(rateBackoff, window) + 1, open: func() bool { return e.api["a"].OpenWatches() > 0 }})
+			// Counted only once the syncer waits on the clock after the window's
+			// last step: the bound cannot pass for want of its steps.
+			most := bounds.MaxAttempts(rateBackoff, window) + 1
+			n := driveParked(clock, window, 250*time.Millisecond, budget{count: requests, most: most,
+				open: func() bool { return e.api["a"].OpenWatches() > 0 }})
 			Expect(n).To(BeNumerically(">=", 2), "it kept retrying")
+			Expect(n).To(BeNumerically("<=", most), "on the backoff")
 			if p.episode {
 				Expect(e.rec.failureCalls()).To(HaveLen(1))
 			} else {
