@@ -172,9 +172,11 @@ func startFlavour(ctx context.Context, cfg Config, watchCache bool, seed uint64)
 	}
 
 	led := &ledger{}
-	cons := &consumer{Mirror: consistency.NewMirror()}
+	cons := &consumer{Mirror: consistency.NewMirror(), canaryAt: map[string]time.Time{}}
 	logs = footprint.NewLogCounter(nil)
-	s, err := syncer.New(proxy.Config(), types, cons, syncer.WithLogger(logs.Logger()), syncer.WithObserver(led),
+	log := logs.Logger()
+	log.AddHook(led) // the errors the syncer saw, as signs of the faults
+	s, err := syncer.New(proxy.Config(), types, cons, syncer.WithLogger(log), syncer.WithObserver(led),
 		syncer.WithWatchProgressTimeout(cfg.ProgressTimeout), syncer.WithInitialList(cfg.InitialList))
 	if err != nil {
 		return nil, nil, nil, err
@@ -182,7 +184,7 @@ func startFlavour(ctx context.Context, cfg Config, watchCache bool, seed uint64)
 	s.Start(ctx)
 	stops = append(stops, func() { s.Stop(); s.Wait() })
 	tg = &target{cp: cl.ControlPlane, proxy: proxy, syncer: s, consumer: cons, writer: w, ledger: led,
-		api: newAPICounter(cl.ControlPlane, types), user: agentUser, types: types, progress: cfg.ProgressTimeout}
+		api: newAPICounter(cl.ControlPlane, types), user: agentUser, types: types, progress: cfg.ProgressTimeout, dyn: cl.Dyn}
 	return tg, logs, stopAll, nil
 }
 
@@ -290,6 +292,7 @@ func (tg *target) check(ctx context.Context, cfg Config, fr *FlavourReport, star
 			fr.fail("%s: %d lists, over its budget of %d from +%s", b.Type, b.Lists, b.Budget, at.Sub(start).Round(time.Millisecond))
 		}
 	}
+	fr.Triggers = tg.triggers(tg.ledger.snapshotWindows(), grace)
 	for _, u := range first(unjustified(tg.ledger.snapshotLists(), tg.ledger.snapshotWindows(), grace, start), 10) {
 		fr.fail("%s", u)
 	}
