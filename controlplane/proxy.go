@@ -1,4 +1,4 @@
-package harness
+package controlplane
 
 import (
 	"context"
@@ -18,8 +18,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
-
-	"github.com/kubesync/kubesync/internal/controlplane"
 )
 
 // errCut is the cause given to the upstream request of a stream the proxy cut.
@@ -46,7 +44,7 @@ var errCut = errors.New("cut by harness proxy")
 // watch has a connection of its own, and no HTTP/2 health check can notice a
 // stalled one, as through most real proxies.
 type Proxy struct {
-	cp       *controlplane.ControlPlane
+	cp       *ControlPlane
 	listener net.Listener
 	server   *http.Server
 	rp       *httputil.ReverseProxy
@@ -109,7 +107,7 @@ func WithProxyUser(user *rest.Config) ProxyOption {
 }
 
 // NewProxy starts a Proxy in front of cp's apiserver. Close it when done.
-func NewProxy(cp *controlplane.ControlPlane, opts ...ProxyOption) (*Proxy, error) {
+func NewProxy(cp *ControlPlane, opts ...ProxyOption) (*Proxy, error) {
 	o := proxyOptions{errorLog: log.New(io.Discard, "", 0)}
 	for _, opt := range opts {
 		opt(&o)
