@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync"
 )
 
 // errProxyClosed is returned by a Proxy's methods called after Close.
@@ -26,7 +27,7 @@ func (p *Proxy) RefuseConnections(on bool) error {
 	}
 	if on {
 		if p.listener != nil {
-			_ = p.listener.Listener.Close()
+			_ = p.listener.Close()
 			p.listener = nil
 		}
 		p.dropLocked()
@@ -72,6 +73,16 @@ func (p *Proxy) serve(l *connListener) { _ = p.server.Serve(l) }
 type connListener struct {
 	net.Listener
 	p *Proxy
+
+	once     sync.Once
+	closeErr error
+}
+
+// Close closes the listener once: the server closes it again as it stops
+// serving it, or as the proxy closes.
+func (l *connListener) Close() error {
+	l.once.Do(func() { l.closeErr = l.Listener.Close() })
+	return l.closeErr
 }
 
 func (l *connListener) Accept() (net.Conn, error) {
