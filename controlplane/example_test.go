@@ -2,15 +2,18 @@ package controlplane_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
+	"syscall"
 	"time"
 
 	"github.com/sirupsen/logrus"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/resources"
@@ -77,10 +80,21 @@ func Example() {
 	defer s.Wait()
 	defer s.Stop()
 
-	// The test writes as the admin, straight to the apiserver.
+	// The test writes as the admin, straight to the apiserver, and reads as the
+	// agent through the proxy to show what the agent meets.
 	admin, err := cp.Clientset()
 	if err != nil {
 		log.Fatal(err)
+	}
+	through, err := kubernetes.NewForConfig(proxy.Config())
+	if err != nil {
+		log.Fatal(err)
+	}
+	read := func(within time.Duration) error {
+		ctx, cancel := context.WithTimeout(ctx, within)
+		defer cancel()
+		_, err := through.CoreV1().ConfigMaps("demo").List(ctx, metav1.ListOptions{})
+		return err
 	}
 	create := func(name string) {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: name}}
@@ -97,22 +111,25 @@ func Example() {
 
 	// Refused, as a stopped apiserver: connections closed, new ones refused.
 	must(proxy.RefuseConnections(true))
+	fmt.Println("refused:", errors.Is(read(time.Minute), syscall.ECONNREFUSED))
 	create("while-refused")
 	must(proxy.RefuseConnections(false))
 	fmt.Println(seen.next())
 
 	// Held silent, as behind a partition: nothing goes through until it ends.
 	proxy.StallAll(true)
+	fmt.Println("silent:", errors.Is(read(time.Second), context.DeadlineExceeded))
 	create("while-silent")
 	proxy.StallAll(false)
 	fmt.Println(seen.next())
 
 	// Cut, as a broken link: every connection dropped.
-	proxy.CutAll()
+	fmt.Println("cut:", proxy.CutAll() > 0) // the syncer's watch, at least
 	create("after-cut")
 	fmt.Println(seen.next())
 
-	// Restarted on the same address and certificates: every rest.Config stays valid.
+	// Restarted on the same address and certificates: every rest.Config stays
+	// valid, the admin's made before included.
 	must(cp.RestartAPIServer(ctx))
 	create("after-restart")
 	fmt.Println(seen.next())
@@ -124,8 +141,11 @@ func Example() {
 	fmt.Println(seen.next())
 	// Output:
 	// first
+	// refused: true
 	// while-refused
+	// silent: true
 	// while-silent
+	// cut: true
 	// after-cut
 	// after-restart
 	// after-kill
