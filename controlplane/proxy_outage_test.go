@@ -3,6 +3,7 @@ package controlplane_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"syscall"
 	"testing"
@@ -91,6 +92,8 @@ func get(client *http.Client, p *controlplane.Proxy) error {
 	if err != nil {
 		return err
 	}
+	// Read to the end, so that the connection stays open for the next request.
+	_, _ = io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		return errors.New(resp.Status)
