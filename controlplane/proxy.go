@@ -37,8 +37,8 @@ var errCut = errors.New("cut by the proxy")
 //   - CutAll: cut, as a broken link (every connection dropped at once; new
 //     ones go through).
 //
-// The others apply per resource, named by API group ("" for the core group) and
-// plural, the way the apiserver parses request paths:
+// The others are finer, most of them per resource, named by API group ("" for
+// the core group) and plural, the way the apiserver parses request paths:
 //   - Cut drops the open requests (watches included) of one resource;
 //   - Refuse makes new requests of one resource fail with 503 until Allow;
 //   - ExpireWatches makes its watches fail with 410 until Allow;
