@@ -4,7 +4,7 @@
 // budget, and kept its goroutines, heap and watches flat.
 //
 // A run (Run) has two flavours, the apiserver's watch cache off then on. Each
-// starts a control plane, a fault-injecting proxy (fv/harness) in front of it,
+// starts a control plane, a fault-injecting proxy (controlplane.Proxy) in front of it,
 // and a syncer that reaches the apiserver only through the proxy, as a user
 // with the dataplane set's least-privileged ClusterRole. A seeded writer
 // (fv/orchestrate's Writer) creates, updates and deletes objects of every type

@@ -9,10 +9,9 @@ import (
 
 	"k8s.io/client-go/dynamic"
 
+	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/crds"
-	"github.com/kubesync/kubesync/fv/harness"
 	"github.com/kubesync/kubesync/fv/orchestrate"
-	"github.com/kubesync/kubesync/internal/controlplane"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 )
@@ -24,7 +23,7 @@ const faultTimeout = 3 * time.Minute
 // target is what the faults act on.
 type target struct {
 	cp       *controlplane.ControlPlane
-	proxy    *harness.Proxy
+	proxy    *controlplane.Proxy
 	syncer   *syncer.Syncer
 	consumer *consumer
 	writer   *orchestrate.Writer

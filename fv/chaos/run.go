@@ -9,11 +9,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/fv/consistency"
 	"github.com/kubesync/kubesync/fv/footprint"
-	"github.com/kubesync/kubesync/fv/harness"
 	"github.com/kubesync/kubesync/fv/orchestrate"
-	"github.com/kubesync/kubesync/internal/controlplane"
 	"github.com/kubesync/kubesync/internal/samples"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
@@ -160,7 +159,7 @@ func startFlavour(ctx context.Context, cfg Config, watchCache bool, seed uint64)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	proxy, err := harness.NewProxy(cl.ControlPlane, harness.WithProxyUser(userCfg))
+	proxy, err := controlplane.NewProxy(cl.ControlPlane, controlplane.WithProxyUser(userCfg))
 	if err != nil {
 		return nil, nil, nil, err
 	}
