@@ -200,6 +200,8 @@ var _ = Describe("Resource", func() {
 		Expect(rec.Keys()).To(Equal([]string{"Node/node-a", "Node/node-b", "Pod/ns/web"}))
 		for _, t := range types {
 			Expect(api.Resource(t).Lists()).To(Equal(1), "%s: no relist, the first start's list only", t)
+			Expect(api.Resource(t).Count("fence")).To(Equal(1), "%s: one read of the server's revision", t)
 		}
+		Expect(rec.Count(syncertest.Resumed)).To(Equal(1))
 	})
 })
