@@ -1,0 +1,93 @@
+package warmstart
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubesync/kubesync/resources"
+	"github.com/kubesync/kubesync/snapshot"
+	"github.com/kubesync/kubesync/syncer"
+)
+
+var _ = Describe("A snapshot.Store resumed from a checkpoint", Ordered, func() {
+	var c *cluster
+	BeforeAll(func() { c = startCluster() })
+
+	// storeOn runs a syncer with a checkpoint at path into a new Store.
+	storeOn := func(ctx context.Context, p interface{ Config() *rest.Config }, types []resources.Type, path string,
+		opts ...syncer.Option) (*snapshot.Store, *syncer.Syncer) {
+		store := snapshot.NewStore()
+		log, _ := logged()
+		s, err := syncer.New(p.Config(), types, store, append([]syncer.Option{syncer.WithLogger(log), fileCheckpoint(path)}, opts...)...)
+		Expect(err).NotTo(HaveOccurred())
+		s.Start(ctx)
+		return store, s
+	}
+	// noView asserts that Next has no whole state to give within a while.
+	noView := func(store *snapshot.Store) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_, err := store.Next(ctx, nil)
+		Expect(err).To(MatchError(context.DeadlineExceeded), "nothing whole to program from")
+	}
+
+	It("is whole while the apiserver is stopped, and programs from a View of it before InSync", func(ctx SpecContext) {
+		ns, types, p, path := c.checkpointed(ctx, "ck-store-whole", 10)
+		Expect(c.StopAPIServer()).To(Succeed())
+		started := false
+		DeferCleanup(func(ctx SpecContext) {
+			if !started {
+				Expect(c.StartAPIServer(ctx)).To(Succeed())
+			}
+		})
+		store, s := storeOn(ctx, p, types, path, syncer.WithRequired(types[1].Name))
+		DeferCleanup(func() { s.Stop(); s.Wait() })
+
+		v, err := store.Next(ctx, nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(v.Status()).To(Equal(syncer.ResyncInProgress), "the apiserver is stopped")
+		Expect(v.Len(types[0].Kind) + v.Len(types[1].Kind)).To(Equal(20), "the checkpoint's snapshot, read as of one batch")
+		r, whole := store.Resumed()
+		Expect(whole).To(BeTrue())
+		Expect(r.Missing).To(BeEmpty())
+		Expect(r.Revisions).To(HaveKey(types[1].Name))
+
+		Expect(c.StartAPIServer(ctx)).To(Succeed())
+		started = true
+		c.Create(ctx, types[0], ns, "after-restart")
+		next, err := store.Next(ctx, v)
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(func() int { return store.Snapshot().Len(types[0].Kind) }).Should(Equal(11))
+		Eventually(store.Status).Should(Equal(syncer.InSync))
+		Expect(next.Whole()).To(BeTrue())
+	})
+
+	It("is not whole when a required type is missing from the checkpoint, until the syncer is in sync", func(ctx SpecContext) {
+		ns := c.Namespace(ctx, "ck-store-missing")
+		types := append(c.populate(ctx, ns, 5), resources.Custom(
+			schema.GroupVersionResource{Group: "absent.kubesync.example", Version: "v1", Resource: "widgets"}, "Widget", true))
+		required := syncer.WithRequired(types[2].Name)
+		path := statePath()
+		first, s := storeOn(ctx, c, types, path, required)
+		// The absent type never completes a list: its API is not served, and a
+		// required type that is missing fails closed.
+		Eventually(func() int { return first.Len(types[0].Kind) + first.Len(types[1].Kind) }).Should(Equal(10))
+		Consistently(first.Status, "1s").ShouldNot(Equal(syncer.InSync))
+		s.Stop()
+		s.Wait()
+
+		store, s := storeOn(ctx, c, types, path, required)
+		DeferCleanup(func() { s.Stop(); s.Wait() })
+		Eventually(func() []string { r, _ := store.Resumed(); return r.Missing }).Should(Equal([]string{types[2].Name}))
+		_, whole := store.Resumed()
+		Expect(whole).To(BeFalse())
+		Expect(store.Len(types[0].Kind) + store.Len(types[1].Kind)).To(Equal(10), "the snapshot it has is delivered")
+		Expect(store.Whole()).To(BeFalse())
+		noView(store)
+	})
+})
