@@ -28,43 +28,44 @@ var _ = Describe("A snapshot.Store resumed from a checkpoint", Ordered, func() {
 		s.Start(ctx)
 		return store, s
 	}
+	// within is a context that ends after d, or with the spec.
+	within := func(ctx context.Context, d time.Duration) context.Context {
+		ctx, cancel := context.WithTimeout(ctx, d)
+		DeferCleanup(cancel)
+		return ctx
+	}
 	// noView asserts that Next has no whole state to give within a while.
-	noView := func(store *snapshot.Store) {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_, err := store.Next(ctx, nil)
+	noView := func(ctx context.Context, store *snapshot.Store) {
+		_, err := store.Next(within(ctx, time.Second), nil)
 		Expect(err).To(MatchError(context.DeadlineExceeded), "nothing whole to program from")
 	}
 
-	It("is whole while the apiserver is stopped, and programs from a View of it before InSync", func(ctx SpecContext) {
+	It("is whole while its types cannot be read, and programs from a View of it before InSync", func(ctx SpecContext) {
 		ns, types, p, path := c.checkpointed(ctx, "ck-store-whole", 10)
-		Expect(c.StopAPIServer()).To(Succeed())
-		started := false
-		DeferCleanup(func(ctx SpecContext) {
-			if !started {
-				Expect(c.StartAPIServer(ctx)).To(Succeed())
-			}
-		})
+		for _, t := range types {
+			p.Refuse(t.GVR.Group, t.GVR.Resource) // 503, as an apiserver that is starting
+		}
 		store, s := storeOn(ctx, p, types, path, syncer.WithRequired(types[1].Name))
 		DeferCleanup(func() { s.Stop(); s.Wait() })
 
-		v, err := store.Next(ctx, nil)
+		v, err := store.Next(within(ctx, time.Minute), nil)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(v.Status()).To(Equal(syncer.ResyncInProgress), "the apiserver is stopped")
+		Expect(v.Status()).To(Equal(syncer.ResyncInProgress), "its types cannot be read")
 		Expect(v.Len(types[0].Kind)+v.Len(types[1].Kind)).To(Equal(20), "the checkpoint's snapshot, read as of one batch")
 		r, whole := store.Resumed()
 		Expect(whole).To(BeTrue())
 		Expect(r.Missing).To(BeEmpty())
 		Expect(r.Revisions).To(HaveKey(types[1].Name))
 
-		Expect(c.StartAPIServer(ctx)).To(Succeed())
-		started = true
-		c.Create(ctx, types[0], ns, "after-restart")
-		next, err := store.Next(ctx, v)
+		for _, t := range types {
+			p.Allow(t.GVR.Group, t.GVR.Resource)
+		}
+		c.Create(ctx, types[0], ns, "after-refusal")
+		next, err := store.Next(within(ctx, time.Minute), v)
 		Expect(err).NotTo(HaveOccurred())
+		Expect(next.Whole()).To(BeTrue())
 		Eventually(func() int { return store.Snapshot().Len(types[0].Kind) }).Should(Equal(11))
 		Eventually(store.Status).Should(Equal(syncer.InSync))
-		Expect(next.Whole()).To(BeTrue())
 	})
 
 	It("is not whole when a required type is missing from the checkpoint, until the syncer is in sync", func(ctx SpecContext) {
@@ -88,6 +89,6 @@ var _ = Describe("A snapshot.Store resumed from a checkpoint", Ordered, func() {
 		Expect(whole).To(BeFalse())
 		Expect(store.Len(types[0].Kind)+store.Len(types[1].Kind)).To(Equal(10), "the snapshot it has is delivered")
 		Expect(store.Whole()).To(BeFalse())
-		noView(store)
+		noView(ctx, store)
 	})
 })
