@@ -74,15 +74,16 @@ var _ = Describe("The library's import graph", func() {
 	})
 
 	// ARCHITECTURE.md's dependency line: resources ← internal/wire, internal/ledger,
-	// internal/identity ← syncer ← checkpoint, snapshot, watchersets, metrics. Each
-	// package links, of the module's own, only packages left of it; controlplane,
+	// internal/identity, internal/logbridge ← syncer ← checkpoint, snapshot, watchersets, metrics.
+	// Each package links, of the module's own, only packages left of it; controlplane,
 	// off the line, links none, and so none of the line links it.
 	It("points one way, as the dependency line draws it", func() {
 		const mod = "github.com/kubesync/kubesync/"
-		below := []string{"resources", "internal/wire", "internal/wire/meta", "internal/ledger", "internal/identity"}
+		below := []string{"resources", "internal/wire", "internal/wire/meta", "internal/ledger", "internal/identity",
+			"internal/logbridge"}
 		loop := append(slices.Clone(below), "syncer")
 		may := map[string][]string{
-			"resources": nil, "internal/wire/meta": nil, "internal/identity": nil,
+			"resources": nil, "internal/wire/meta": nil, "internal/identity": nil, "internal/logbridge": nil,
 			"internal/ledger": {"resources"},
 			"internal/wire":   {"resources", "internal/wire/meta"},
 			"syncer":          below,

@@ -13,6 +13,15 @@
 // return a *TypeError, naming the key and both types, for a value of another
 // type.
 //
+// A View (Store.Snapshot) is a read transaction: the Store as of one batch
+// boundary, every kind and index of it, so that code that reads several kinds
+// outside the callbacks (pods, then the policies that select them) never mixes
+// two batches. It costs O(1) per kind and index, as each is a copy-on-write
+// tree. The Store knows whether its state is whole (Whole): in sync, or resumed
+// from a checkpoint whose snapshot held every type (OnResumed, Resumed); and
+// Store.Next, the trigger of a program loop, waits for a whole state newer than
+// the last View and returns a View of it.
+//
 // Broker fans the stream out to many subscribers, as a syncer.Callbacks
 // (Subscribe) or a channel of batches (SubscribeBatches). Each gets the snapshot
 // and then the changes, coalesced per key while it is busy. A late subscriber's

@@ -145,10 +145,14 @@ var lowest = &entry{}
 func (s *Store) indexed(kind, name, value string) ([]*entry, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	return s.tables.indexed(kind, name, value)
+}
+
+func (t *tables) indexed(kind, name, value string) ([]*entry, error) {
 	var out []*entry
 	if name == NamespaceIndex {
-		if t := s.kinds[kind]; t != nil {
-			t.AscendGreaterOrEqual(&entry{namespace: value}, func(e *entry) bool {
+		if tree := t.kinds[kind]; tree != nil {
+			tree.AscendGreaterOrEqual(&entry{namespace: value}, func(e *entry) bool {
 				if e.namespace != value {
 					return false
 				}
@@ -158,9 +162,9 @@ func (s *Store) indexed(kind, name, value string) ([]*entry, error) {
 		}
 		return out, nil
 	}
-	ix := s.indexes[kind][name]
+	ix := t.indexes[kind][name]
 	if ix == nil {
-		declared := append(slices.Sorted(maps.Keys(s.indexes[kind])), NamespaceIndex)
+		declared := append(slices.Sorted(maps.Keys(t.indexes[kind])), NamespaceIndex)
 		return nil, fmt.Errorf("snapshot: index %q of kind %q: %w (the kind has %q)", name, kind, ErrNoIndex, declared)
 	}
 	ix.tree.AscendGreaterOrEqual(item{value: value, e: lowest}, func(it item) bool {
@@ -179,11 +183,7 @@ func (s *Store) indexed(kind, name, value string) ([]*entry, error) {
 // wrapping ErrNoIndex. Values the Store keeps decoded are shared with it: treat
 // them as read-only.
 func (s *Store) ByIndex(kind, name, value string) ([]resources.KVPair, error) {
-	es, err := s.indexed(kind, name, value)
-	if err != nil {
-		return nil, err
-	}
-	return decodedKVs(kind, es), nil
+	return byIndexKV(s, kind, name, value)
 }
 
 // decodedKVs returns the entries' KVPairs with their values decoded. Entries

@@ -32,13 +32,24 @@ import (
 // subscriber a frozen view of the whole Store in O(1) and stream it from there
 // while the Store moves on.
 type Store struct {
-	mu     sync.RWMutex
-	kinds  map[string]*btree.BTreeG[*entry]
+	mu sync.RWMutex
+	// tables: the values by kind and the indexes (WithIndex, declared at
+	// construction), which the lock guards.
+	tables
 	status syncer.SyncStatus
 	onSync chan struct{}
 	// decoded: decode lazy values as they arrive (WithDecodedValues).
 	decoded bool
-	// indexes: kind → name → index (WithIndex), fixed at construction.
+	// progress: the resume, whether the state is whole, and the signal of a
+	// change to it (whole.go).
+	progress
+}
+
+// tables are a Store's values and indexes: the Store's own, which its lock
+// guards, or a View's frozen copy of them.
+type tables struct {
+	kinds map[string]*btree.BTreeG[*entry]
+	// indexes: kind → name → index (WithIndex).
 	indexes map[string]map[string]*index
 }
 
@@ -83,7 +94,8 @@ var _ syncer.Callbacks = (*Store)(nil)
 
 // NewStore returns an empty Store.
 func NewStore(opts ...StoreOption) *Store {
-	s := &Store{kinds: map[string]*btree.BTreeG[*entry]{}, onSync: make(chan struct{})}
+	s := &Store{tables: tables{kinds: map[string]*btree.BTreeG[*entry]{}}, onSync: make(chan struct{}),
+		progress: progress{changed: make(chan struct{})}}
 	for _, opt := range opts {
 		opt(s)
 	}
@@ -121,6 +133,9 @@ func (s *Store) OnUpdates(updates []syncer.Update) {
 		old, _ := t.ReplaceOrInsert(cur)
 		s.reindex(k.Kind, old, cur)
 	}
+	if len(updates) > 0 {
+		s.moved()
+	}
 }
 
 // OnStatusUpdated records the syncer's status.
@@ -134,7 +149,11 @@ func (s *Store) OnStatusUpdated(status syncer.SyncStatus) {
 			close(s.onSync)
 		}
 	}
+	was := s.whole()
 	s.status = status
+	if s.whole() != was {
+		s.moved()
+	}
 }
 
 // Status returns the last status the syncer reported.
@@ -148,23 +167,21 @@ func (s *Store) Status() syncer.SyncStatus {
 func (s *Store) Synced() <-chan struct{} { return s.onSync }
 
 // Get returns the current value of key, decoded.
-func (s *Store) Get(key resources.Key) (resources.KVPair, bool) {
-	e := s.lookup(key)
-	if e == nil {
-		return resources.KVPair{}, false
-	}
-	return e.decodedKV(key.Kind), true
-}
+func (s *Store) Get(key resources.Key) (resources.KVPair, bool) { return getKV(s, key) }
 
 // lookup returns key's entry, nil if it has none.
 func (s *Store) lookup(key resources.Key) *entry {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	t := s.kinds[key.Kind]
-	if t == nil {
+	return s.tables.lookup(key)
+}
+
+func (t *tables) lookup(key resources.Key) *entry {
+	tree := t.kinds[key.Kind]
+	if tree == nil {
 		return nil
 	}
-	e, _ := t.Get(&entry{namespace: key.Namespace, name: key.Name})
+	e, _ := tree.Get(&entry{namespace: key.Namespace, name: key.Name})
 	return e
 }
 
@@ -180,12 +197,16 @@ func (s *Store) List(kind string) []resources.KVPair {
 func (s *Store) all(kind string) []*entry {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	t := s.kinds[kind]
-	if t == nil {
+	return s.tables.all(kind)
+}
+
+func (t *tables) all(kind string) []*entry {
+	tree := t.kinds[kind]
+	if tree == nil {
 		return nil
 	}
-	out := make([]*entry, 0, t.Len())
-	t.Ascend(func(e *entry) bool {
+	out := make([]*entry, 0, tree.Len())
+	tree.Ascend(func(e *entry) bool {
 		out = append(out, e)
 		return true
 	})
@@ -196,8 +217,12 @@ func (s *Store) all(kind string) []*entry {
 func (s *Store) Len(kind string) int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if t := s.kinds[kind]; t != nil {
-		return t.Len()
+	return s.tables.len(kind)
+}
+
+func (t *tables) len(kind string) int {
+	if tree := t.kinds[kind]; tree != nil {
+		return tree.Len()
 	}
 	return 0
 }
@@ -206,8 +231,12 @@ func (s *Store) Len(kind string) int {
 func (s *Store) Kinds() []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([]string, 0, len(s.kinds))
-	for k := range s.kinds {
+	return s.tables.names()
+}
+
+func (t *tables) names() []string {
+	out := make([]string, 0, len(t.kinds))
+	for k := range t.kinds {
 		out = append(out, k)
 	}
 	return out

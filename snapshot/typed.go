@@ -23,15 +23,15 @@ func (e *TypeError) Error() string {
 }
 
 // Get returns the value of key as a T, decoded if it is lazy, and whether the
-// Store has key. A value of another type is a *TypeError; a lazy value whose
+// Store (or View) has key. A value of another type is a *TypeError; a lazy value whose
 // bytes do not decode, an error wrapping the decoder's. Get[*resources.Raw]
 // returns a lazy value as it is stored, undecoded.
 //
 // T is the type the syncer hands on: a pointer to the typed object for a
 // built-in type (*corev1.Pod), *unstructured.Unstructured for a custom type, or
 // whatever a Type's conversion returns.
-func Get[T any](s *Store, key resources.Key) (T, bool, error) {
-	e := s.lookup(key)
+func Get[T any](r Reader, key resources.Key) (T, bool, error) {
+	e := r.lookup(key)
 	if e == nil {
 		var zero T
 		return zero, false, nil
@@ -43,15 +43,15 @@ func Get[T any](s *Store, key resources.Key) (T, bool, error) {
 // List returns every value of kind as a T, ordered by namespace and name, as
 // Store.List does. The first value that is not a T (or whose bytes do not
 // decode) is an error, as for Get, and List then returns no values.
-func List[T any](s *Store, kind string) ([]T, error) {
-	return allAs[T](kind, s.all(kind))
+func List[T any](r Reader, kind string) ([]T, error) {
+	return allAs[T](kind, r.all(kind))
 }
 
 // ByIndex returns the values of kind that the named index files under value as
 // Ts, ordered by namespace and name, as Store.ByIndex does; errors are those of
 // Store.ByIndex and List.
-func ByIndex[T any](s *Store, kind, name, value string) ([]T, error) {
-	es, err := s.indexed(kind, name, value)
+func ByIndex[T any](r Reader, kind, name, value string) ([]T, error) {
+	es, err := r.indexed(kind, name, value)
 	if err != nil {
 		return nil, err
 	}

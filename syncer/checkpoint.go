@@ -107,7 +107,7 @@ func (p *Persisted) Len() int {
 //  2. Each type watches from its persisted revision: what changed since arrives as
 //     ordinary updates.
 //  3. A type is in sync once its watch reaches the server's current revision,
-//     taken at start by a consistent read that returns no object (see fence).
+//     taken at start by a consistent read that returns no object (see FenceName).
 //  4. A type whose revision expired (410) relists; the list is diffed against the
 //     persisted ledger, so only the difference is reported, in one batch.
 //

@@ -24,9 +24,6 @@ import (
 // server's revision.
 const catchUpWatchTimeout = 3
 
-// fenceName is a name no object of any kind can have.
-const fenceName = ".."
-
 // catchUpState is a resumed type's until it reaches the server's revision at
 // start: fenceRV, that revision, is empty until the fence has read it. byList:
 // the fence is a list of one object, as streams failed.
@@ -147,10 +144,7 @@ func (w *watcher) fence(ctx context.Context, byList bool) (string, error) {
 		return w.fenceByList(ctx)
 	}
 	opts := w.options()
-	opts.FieldSelector = "metadata.name=" + fenceName
-	if s := w.t.FieldSelector; s != "" {
-		opts.FieldSelector = s + "," + opts.FieldSelector
-	}
+	opts.FieldSelector = fenceSelector(w.t)
 	opts.SendInitialEvents = ptr.To(true)
 	opts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
 	opts.AllowWatchBookmarks = true
@@ -191,6 +185,7 @@ func (w *watcher) fence(ctx context.Context, byList bool) (string, error) {
 // object.
 func (w *watcher) fenceByList(ctx context.Context) (string, error) {
 	opts := w.options()
+	opts.FieldSelector = fenceSelector(w.t) // no object: the list's revision is all it is for
 	opts.Limit = 1
 	list, err := w.reader().List(ctx, opts, w.bound)
 	if err != nil {

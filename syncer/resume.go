@@ -16,7 +16,7 @@ import (
 // the apiserver has yet.
 //
 // What an agent does with it: program its dataplane from the state it now holds,
-// as a state that was true at Written and is whole, even while the apiserver
+// as a state that was true at Written and is whole (Missing is empty), even while the apiserver
 // cannot be reached (the status stays ResyncInProgress meanwhile). What changed
 // since arrives as ordinary updates once the apiserver answers; InSync says every
 // type has caught up with the server. Types not in Revisions had nothing to
@@ -30,6 +30,15 @@ type Resumed struct {
 	Revisions map[string]string
 	// Updates is the number of updates the snapshot was delivered in.
 	Updates int
+	// Missing names, in the order New was given them, the types that had nothing
+	// to resume from (no persisted revision: the type never completed a list, or
+	// an object of it could not be persisted). Empty: the snapshot holds every
+	// type, and is whole. A type named here lists as in a cold start; an agent
+	// that programs from a resumed snapshot waits for InSync when one it needs is
+	// missing. A required type (WithRequired) is never named here: a checkpoint
+	// that lacks one is not announced at all (see ResumeHandler), so an agent
+	// that programs on OnResumed fails closed.
+	Missing []string
 }
 
 // ResumeHandler is an optional interface of Callbacks: OnResumed is called once
@@ -211,6 +220,7 @@ func (s *Syncer) loadSnapshot(snap *Persisted, timing logrus.Fields) {
 		tsnap := snap.Types[ts.t.Name]
 		if tsnap == nil || tsnap.Revision == "" {
 			s.ckpt.cp.Clear(ts.t.Name)
+			sig.Missing = append(sig.Missing, ts.t.Name)
 			if ts.required() {
 				lacking = append(lacking, ts.t.Name)
 			}

@@ -87,6 +87,7 @@ var _ = Describe("The warm start's signal", func() {
 		Expect(got[0].Revisions).To(HaveKeyWithValue("a", Not(BeEmpty())))
 		Expect(got[0].Revisions).To(HaveKey("b"))
 		Expect(got[0].Updates).To(Equal(4))
+		Expect(got[0].Missing).To(BeEmpty(), "every type resumed: whole")
 		Expect(got[0].Written).To(BeTemporally("<", before))
 		Expect(got[0].Written).To(BeTemporally(">", before.Add(-time.Minute)))
 		Expect(e.rec.updatesSince(0)).To(ConsistOf("New A/a1", "New A/a2", "New A/a3", "New B/b1"))
@@ -103,6 +104,25 @@ var _ = Describe("The warm start's signal", func() {
 		Expect(e.rec.updatesSince(marks[0])).To(Equal([]string{"New A/a4"}), "after the signal")
 		got, _ = r.calls()
 		Expect(got).To(HaveLen(1), "once per start")
+	})
+
+	It("names the types the checkpoint had nothing of", func() {
+		first := newEnv([]string{"a", "b"},
+			fileCheckpoint(path, checkpoint.WithInterval(time.Millisecond)))
+		first.api["a"].Set("a1")
+		first.api["b"].FailLists(forbidden)
+		first.start()
+		first.waitWatching("a")
+		Eventually(first.rec.failureCalls).Should(Equal([]string{"b: forbidden"}))
+		first.shutdown()
+
+		e, r := again(first)
+		e.start()
+		defer e.shutdown()
+		Eventually(func() int { got, _ := r.calls(); return len(got) }).Should(Equal(1))
+		got, _ := r.calls()
+		Expect(got[0].Revisions).To(HaveKey("a"))
+		Expect(got[0].Missing).To(Equal([]string{"b"}), "b never completed a list: the snapshot is not whole")
 	})
 
 	It("is not given on a cold start", func() {

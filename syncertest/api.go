@@ -36,6 +36,8 @@ type API struct {
 	types map[string]*served
 	order []*served
 	revs  *Revisions
+	opts  []ResourceOption // every Resource's, the API's defaults first
+	down  error            // Down's, nil while up
 }
 
 // served is one type of an API.
@@ -46,7 +48,7 @@ type served struct {
 
 // NewAPI serves types, each from a new, empty Resource; they share one revision
 // counter, as a cluster's types share etcd's. It panics if two types share a name,
-// as syncer.New would refuse them.
+// as syncer.New would refuse them. More types may be added later (Add).
 func NewAPI(types ...resources.Type) *API { return NewAPIWith(types) }
 
 // NewAPIWith is NewAPI with options for every Resource, applied after the API's
@@ -59,16 +61,32 @@ func NewAPIWith(types []resources.Type, opts ...ResourceOption) *API {
 		o(probe)
 	}
 	a := &API{types: make(map[string]*served, len(types)), revs: probe.revs}
-	base := []ResourceOption{KeepingHistory(), WithBookmarks(time.Minute), HonouringTimeouts(), SharingRevisions(a.revs)}
-	for _, t := range types {
-		if _, dup := a.types[t.Name]; dup {
-			panic(fmt.Sprintf("syncertest: type %q given twice", t.Name))
-		}
-		s := &served{t: t, r: New(t.GVR.GroupResource(), append(base, opts...)...)}
-		a.types[t.Name] = s
-		a.order = append(a.order, s)
-	}
+	a.opts = append([]ResourceOption{KeepingHistory(), WithBookmarks(time.Minute), HonouringTimeouts(),
+		SharingRevisions(a.revs)}, opts...)
+	a.Add(types...)
 	return a
+}
+
+// Add serves more types, each from a new, empty Resource made as NewAPIWith made
+// the others (same options, same revision counter), and down if the API is. It
+// panics if a type's name is served already.
+func (a *API) Add(types ...resources.Type) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, t := range types {
+		a.addLocked(t)
+	}
+}
+
+func (a *API) addLocked(t resources.Type) *served {
+	if _, dup := a.types[t.Name]; dup {
+		panic(fmt.Sprintf("syncertest: type %q given twice", t.Name))
+	}
+	s := &served{t: t, r: New(t.GVR.GroupResource(), a.opts...)}
+	s.r.takeDown(a.down)
+	a.types[t.Name] = s
+	a.order = append(a.order, s)
+	return s
 }
 
 // Resource returns the fake of type t, to script it: FailLists, EndWatches,
@@ -84,13 +102,31 @@ func (a *API) Revisions() *Revisions { return a.revs }
 // rest.Config.
 func (a *API) Option() syncer.Option { return syncer.WithListerWatcher(a.ListerWatcher) }
 
+// Serving is Option for a syncer whose types the test does not give the API:
+// each type the syncer is made with that the API does not serve yet is added,
+// empty (Add). So an agent's constructor may make its syncer from its own types
+// and the option it is handed, and the test puts objects once it returns.
+func (a *API) Serving() syncer.Option {
+	return syncer.WithListerWatcher(func(t resources.Type) (cache.ListerWatcherWithContext, error) {
+		return a.serve(t, true)
+	})
+}
+
 // ListerWatcher serves t, restricted to t.Namespace if it has one. It fails for a
-// type that was not given to NewAPI.
+// type that the API does not serve (NewAPI, Add).
 func (a *API) ListerWatcher(t resources.Type) (cache.ListerWatcherWithContext, error) {
+	return a.serve(t, false)
+}
+
+// serve is ListerWatcher, adding t if add and the API does not serve it yet.
+func (a *API) serve(t resources.Type, add bool) (cache.ListerWatcherWithContext, error) {
 	a.mu.Lock()
+	defer a.mu.Unlock()
 	s, ok := a.types[t.Name]
-	a.mu.Unlock()
-	if !ok {
+	switch {
+	case !ok && add:
+		s = a.addLocked(t)
+	case !ok:
 		return nil, fmt.Errorf("syncertest: type %q is not served by this API", t.Name)
 	}
 	return &objectsLW{r: s.r, namespace: t.Namespace}, nil

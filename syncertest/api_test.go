@@ -87,6 +87,8 @@ var _ = Describe("Recorder", func() {
 		rec.OnParseFailed("nodes", "x", errBad)
 		rec.OnSyncFailed("pods", errBad)
 		rec.OnSyncRecovered("pods")
+		rec.OnResumed(syncer.Resumed{Revisions: map[string]string{"pods": "14", "nodes": "12"}, Updates: 3,
+			Missing: []string{"policies"}})
 		rec.OnStatusUpdated(syncer.InSync)
 		Expect(rec.Lines()).To(Equal([]string{
 			"status ResyncInProgress",
@@ -95,6 +97,7 @@ var _ = Describe("Recorder", func() {
 			"parse failed nodes: bad",
 			"sync failed pods: none",
 			"sync recovered pods",
+			"resumed nodes@12, pods@14 in 3 updates; missing policies",
 			"status InSync",
 		}))
 		Expect(rec.Keys()).To(Equal([]string{"Node/b"}))
@@ -102,6 +105,8 @@ var _ = Describe("Recorder", func() {
 		st, _ := rec.Status()
 		Expect(st).To(Equal(syncer.InSync))
 		Expect(rec.Calls()[3].Object).To(Equal("x"))
+		Expect(rec.Calls()[6].Resumed.Missing).To(Equal([]string{"policies"}))
+		Expect(rec.Count(syncertest.Resumed)).To(Equal(1))
 		Expect(rec.Anomalies()).To(BeEmpty())
 		rec.OnUpdates([]syncer.Update{
 			{KVPair: resources.KVPair{Key: b}, UpdateType: syncer.KVNew},

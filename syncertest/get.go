@@ -22,7 +22,7 @@ func (r *Resource) Get(namespace, name string, o metav1.GetOptions) (runtime.Obj
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.record("get", namespace, metav1.ListOptions{ResourceVersion: o.ResourceVersion})
-	if err := failure(r.getErr); err != nil {
+	if err := r.failing(r.getErr); err != nil {
 		return nil, err
 	}
 	if rev, err := parseRevision(o.ResourceVersion); err == nil && rev > r.revs.Current() {

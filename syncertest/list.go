@@ -33,7 +33,7 @@ func (r *Resource) list(namespace string, o metav1.ListOptions) ([]runtime.Objec
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.record("list", namespace, o)
-	if err := failure(r.listErr); err != nil {
+	if err := r.failing(r.listErr); err != nil {
 		return nil, metav1.ListMeta{}, err
 	}
 	if o.Continue != "" {

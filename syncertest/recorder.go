@@ -3,6 +3,7 @@ package syncertest
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -25,6 +26,8 @@ const (
 	SyncFailed
 	// SyncRecovered is a call of OnSyncRecovered.
 	SyncRecovered
+	// Resumed is a call of OnResumed.
+	Resumed
 )
 
 // Callback is one call that a Recorder heard. Only the fields of its Kind are set.
@@ -36,11 +39,14 @@ type Callback struct {
 	Object  any               // ParseFailed: the object that failed conversion
 	Err     error             // ParseFailed, SyncFailed
 	Failure syncer.Failure    // SyncFailed: syncer.FailureOf(Err)
+	Resumed syncer.Resumed    // Resumed
 }
 
 // String renders the call on one line: "status InSync", "updates New Pod/ns/a,
 // Deleted Pod/ns/b", "parse failed pods: <error>", "sync failed pods: forbidden"
-// (the Failure; its error is in Err), "sync recovered pods".
+// (the Failure; its error is in Err), "sync recovered pods", "resumed nodes@12,
+// pods@14 in 3 updates" (the types by name, and after "missing" those the
+// checkpoint had nothing of).
 func (c Callback) String() string {
 	switch c.Kind {
 	case StatusUpdated:
@@ -57,14 +63,16 @@ func (c Callback) String() string {
 		return fmt.Sprintf("sync failed %s: %v", c.Type, c.Failure)
 	case SyncRecovered:
 		return "sync recovered " + c.Type
+	case Resumed:
+		return resumedLine(c.Resumed)
 	}
 	return fmt.Sprintf("Callback(%d)", c.Kind)
 }
 
 // Recorder is a syncer.Callbacks that keeps every call, in order, and the state
 // they add up to (key → KVPair), for tests of code that consumes a syncer. It
-// implements every optional callback: OnParseFailed, OnSyncFailed and
-// OnSyncRecovered. It is safe for concurrent use; the zero value is not, use
+// implements every optional callback: OnParseFailed, OnSyncFailed,
+// OnSyncRecovered and OnResumed. It is safe for concurrent use; the zero value is not, use
 // NewRecorder.
 type Recorder struct {
 	mu        sync.Mutex
@@ -84,6 +92,7 @@ var (
 	_ syncer.ParseFailureHandler = (*Recorder)(nil)
 	_ syncer.SyncFailureHandler  = (*Recorder)(nil)
 	_ syncer.SyncRecoveryHandler = (*Recorder)(nil)
+	_ syncer.ResumeHandler       = (*Recorder)(nil)
 )
 
 // OnStatusUpdated records the status.
@@ -121,6 +130,27 @@ func (r *Recorder) OnSyncFailed(typeName string, err error) {
 // OnSyncRecovered records the end of a failure episode of typeName.
 func (r *Recorder) OnSyncRecovered(typeName string) {
 	r.add(Callback{Kind: SyncRecovered, Type: typeName}, nil)
+}
+
+// OnResumed records that the syncer resumed from a checkpoint: the snapshot's
+// updates came before it (as Updates calls), and nothing from the apiserver has
+// yet.
+func (r *Recorder) OnResumed(res syncer.Resumed) {
+	r.add(Callback{Kind: Resumed, Resumed: res}, nil)
+}
+
+// resumedLine renders a Resumed call: "resumed nodes@12, pods@14 in 3 updates",
+// then "; missing policies" if the checkpoint lacked types.
+func resumedLine(res syncer.Resumed) string {
+	names := slices.Sorted(maps.Keys(res.Revisions))
+	for i, n := range names {
+		names[i] = n + "@" + res.Revisions[n]
+	}
+	line := fmt.Sprintf("resumed %s in %d updates", strings.Join(names, ", "), res.Updates)
+	if len(res.Missing) > 0 {
+		line += "; missing " + strings.Join(res.Missing, ", ")
+	}
+	return line
 }
 
 func (r *Recorder) add(c Callback, apply func()) {

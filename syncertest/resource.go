@@ -3,6 +3,7 @@ package syncertest
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -14,11 +15,17 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/clock"
+
+	"github.com/kubesync/kubesync/syncer"
 )
 
 // Call is one recorded request.
 type Call struct {
-	Verb string // "list", "watch", "get" or "stop"
+	// Verb is "list", "watch", "get", "stop" or "fence". A fence is a warm start's
+	// read of the server's revision (syncer.FenceName): a streaming list
+	// (SendInitial) or a list of one (Limit 1) of no object, never a relist, so a
+	// spec of "no list after a warm start" counts lists and watches alone.
+	Verb string
 	// ResourceVersion and Continue as the request carried them.
 	ResourceVersion string
 	Continue        string
@@ -80,6 +87,7 @@ type Resource struct {
 	streamEnd       StreamEnd
 	endAtOnce       bool
 	hold            bool                         // streaming lists keep their initial events until released
+	down            error                        // Down (down.go): every call fails with it
 	getErr          func() error                 // FailGets (get.go)
 	beforeGet       func(namespace, name string) // BeforeGets (get.go)
 }
@@ -306,6 +314,20 @@ func (r *Resource) Count(verb string) int {
 	return n
 }
 
+// Lists returns how many lists were begun: paged (their first pages) or
+// streamed (watches with SendInitial). A warm start's fences are not lists: a
+// syncer that resumed from a checkpoint and caught up without relisting adds
+// none.
+func (r *Resource) Lists() int {
+	n := 0
+	for _, c := range r.Calls() {
+		if c.Verb == "list" && c.Continue == "" || c.Verb == "watch" && c.SendInitial {
+			n++
+		}
+	}
+	return n
+}
+
 // OpenWatches returns how many watches are open.
 func (r *Resource) OpenWatches() int {
 	r.mu.Lock()
@@ -314,15 +336,24 @@ func (r *Resource) OpenWatches() int {
 }
 
 func (r *Resource) record(verb, namespace string, o metav1.ListOptions) {
+	if (verb == "list" || verb == "watch") && fence(o.FieldSelector) {
+		verb = "fence"
+	}
 	c := Call{Verb: verb, ResourceVersion: o.ResourceVersion, Continue: o.Continue, Namespace: namespace,
 		LabelSelector: o.LabelSelector, FieldSelector: o.FieldSelector, Limit: o.Limit}
-	if verb == "watch" {
+	if verb == "watch" || verb == "fence" {
 		c.SendInitial = o.SendInitialEvents != nil && *o.SendInitialEvents
 		if o.TimeoutSeconds != nil {
 			c.TimeoutSeconds = *o.TimeoutSeconds
 		}
 	}
 	r.calls = append(r.calls, c)
+}
+
+// fence reports whether a field selector asks for syncer.FenceName, as a warm
+// start's read of the server's revision does.
+func fence(selector string) bool {
+	return slices.Contains(strings.Split(selector, ","), "metadata.name="+syncer.FenceName)
 }
 
 // partial is obj's metadata, as a PartialObjectMetadata.

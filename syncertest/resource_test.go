@@ -3,7 +3,6 @@ package syncertest_test
 import (
 	"context"
 	"path/filepath"
-	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -38,19 +37,6 @@ func described(e watch.Event) string {
 	m, err := meta.Accessor(e.Object)
 	Expect(err).NotTo(HaveOccurred())
 	return string(e.Type) + " " + m.GetName() + "@" + m.GetResourceVersion()
-}
-
-// lists counts the lists of r, streamed or paged, leaving out the reads of the
-// server's revision a warm start makes (a stream for no name, or a list of one).
-func lists(r *syncertest.Resource) int {
-	n := 0
-	for _, c := range r.Calls() {
-		fence := strings.Contains(c.FieldSelector, "metadata.name=..") || c.Limit == 1
-		if !fence && (c.Verb == "list" || c.SendInitial) {
-			n++
-		}
-	}
-	return n
 }
 
 var _ = Describe("Resource", func() {
@@ -213,7 +199,9 @@ var _ = Describe("Resource", func() {
 		defer stop()
 		Expect(rec.Keys()).To(Equal([]string{"Node/node-a", "Node/node-b", "Pod/ns/web"}))
 		for _, t := range types {
-			Expect(lists(api.Resource(t))).To(Equal(1), "%s: no relist, the first start's list only", t)
+			Expect(api.Resource(t).Lists()).To(Equal(1), "%s: no relist, the first start's list only", t)
+			Expect(api.Resource(t).Count("fence")).To(Equal(1), "%s: one read of the server's revision", t)
 		}
+		Expect(rec.Count(syncertest.Resumed)).To(Equal(1))
 	})
 })

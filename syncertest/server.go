@@ -35,7 +35,8 @@ import (
 //     initial-events-end bookmark, watches from a revision, 410 from a compacted
 //     one, bookmarks, timeoutSeconds, selectors: what the API's Resources do;
 //   - the errors a Resource is made to fail with (Refuse: 403, 401, 404, 500) as
-//     the apiserver's Status, with its HTTP code.
+//     the apiserver's Status, with its HTTP code; while the API is Down with a
+//     refused connection, every request's connection is closed unanswered.
 //
 // It does not serve writes, discovery, tables or gzip, and
 // every response is sent at once (no apiserver latency). It is safe for
@@ -102,6 +103,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.paths = append(s.paths, r.URL.Path)
 	s.mu.Unlock()
+	if refused(s.api.unreachable()) {
+		hangUp(w)
+		return
+	}
 	t, namespace, name, ok := s.route(r.URL.Path)
 	if !ok || r.Method != http.MethodGet {
 		s.writeStatus(w, apierrors.NewNotFound(schema.GroupResource{}, ""))
@@ -222,6 +227,16 @@ func (s *Server) route(path string) (t servedType, namespace, name string, ok bo
 		}
 	}
 	return servedType{}, "", "", false
+}
+
+// hangUp closes the request's connection without an answer, as a client sees an
+// apiserver that has gone away.
+func hangUp(w http.ResponseWriter) {
+	if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+		_ = conn.Close()
+		return
+	}
+	panic(http.ErrAbortHandler) // a connection that cannot be taken over: abort the response
 }
 
 // writeStatus answers err as the apiserver's Status, with its code; an error

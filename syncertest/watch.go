@@ -29,7 +29,7 @@ func (r *Resource) watch(namespace string, o metav1.ListOptions) (watch.Interfac
 	defer r.mu.Unlock()
 	r.record("watch", namespace, o)
 	initial := o.SendInitialEvents != nil && *o.SendInitialEvents
-	if err := failure(r.watchErr); err != nil {
+	if err := r.failing(r.watchErr); err != nil {
 		return nil, err
 	}
 	if initial && r.refuseStreaming {

@@ -8,6 +8,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"syscall"
 
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -48,9 +49,10 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM is how Kubernetes stops a pod, SIGINT a terminal's Ctrl-C.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := s.Run(ctx); err != nil { // until Ctrl-C
+	if err := s.Run(ctx); err != nil { // until one of them
 		log.Fatal(err)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -12,20 +13,17 @@ import (
 	"github.com/kubesync/kubesync/syncer"
 )
 
-// agent is the syncer's Callbacks: it keeps the values in a Store and prints the
-// policies of each local pod whenever they may have changed.
+// agent is the syncer's Callbacks: its Store keeps the values (and hears
+// OnResumed), and its program loop prints the policies of each local pod from
+// whole Views of the Store, on a goroutine of its own.
 type agent struct {
-	node  string
-	out   io.Writer
-	store *snapshot.Store
-	last  string // what was printed last, so that an unchanged result is not repeated
-	// warm: the state resumed from a checkpoint is whole, so the agent programs
-	// from it before InSync, while the apiserver may be down.
-	warm bool
+	*snapshot.Store
+	node string
+	out  io.Writer
 }
 
 func newAgent(node string, out io.Writer) *agent {
-	return &agent{node: node, out: out, store: snapshot.NewStore()}
+	return &agent{Store: snapshot.NewStore(), node: node, out: out}
 }
 
 // types are what the agent watches: its node's pods, and both kinds of Calico
@@ -38,94 +36,76 @@ func (a *agent) types() []resources.Type {
 	}
 }
 
-// OnStatusUpdated implements syncer.Callbacks.
-func (a *agent) OnStatusUpdated(s syncer.SyncStatus) {
-	a.store.OnStatusUpdated(s)
-	if s == syncer.InSync {
-		a.print()
-	}
+// required names the types the agent cannot do without. Without its policies a
+// policy agent would program its pods open, so it names both kinds required
+// (syncer.WithRequired): while one cannot be read the syncer stays out of
+// InSync, a resumed snapshot without one is not whole, and the agent programs
+// nothing new.
+func (a *agent) required() []string {
+	return []string{resources.GlobalNetworkPolicies.Name, resources.CalicoNetworkPolicies.Name}
 }
 
-// OnUpdates implements syncer.Callbacks. Before InSync the state is partial, so
-// nothing is printed, unless it was resumed whole from a checkpoint.
-func (a *agent) OnUpdates(ups []syncer.Update) {
-	a.store.OnUpdates(ups)
-	if a.warm || a.store.Status() == syncer.InSync {
-		a.print()
-	}
-}
-
-// OnResumed implements syncer.ResumeHandler: the checkpoint's snapshot has been
-// delivered whole. It was true when the checkpoint was written; the agent programs
-// from it now rather than wait for an apiserver that may be down, and applies what
-// changed since as it arrives.
-func (a *agent) OnResumed(syncer.Resumed) {
-	a.warm = true
-	a.print()
-}
-
-// print writes, for each local pod, the policies that select it, ordered by
-// Calico's order then name.
-func (a *agent) print() {
-	var b strings.Builder
-	global, err := snapshot.List[policy](a.store, resources.GlobalNetworkPolicies.Kind)
-	if err == nil {
-		err = a.printPods(&b, global)
-	}
-	if err != nil {
-		fmt.Fprintln(a.out, "nodeagent:", err)
-		return
-	}
-	if b.String() == a.last {
-		return
-	}
-	a.last = b.String()
-	fmt.Fprintf(a.out, "policies of the pods on %s:\n%s", a.node, b.String())
-}
-
-// printPods writes a line for each local pod: the global policies and those of
-// its namespace that select it.
-func (a *agent) printPods(b *strings.Builder, global []policy) error {
-	pods, err := snapshot.List[pod](a.store, resources.Pods.Kind)
-	if err != nil {
-		return err
-	}
-	for _, p := range pods {
-		local, err := a.namespacePolicies(p.namespace)
-		if err != nil {
+// program prints what changed until ctx ends. Store.Next returns a View once the
+// state is whole (in sync, or resumed whole from a checkpoint, even while the
+// apiserver is down) and at each change after that; the View reads pods and
+// policies as of one batch, and a slow print holds up no syncer.
+func (a *agent) program(ctx context.Context) error {
+	var v *snapshot.View
+	last := "" // what was printed last, so that an unchanged result is not repeated
+	for {
+		var err error
+		if v, err = a.Next(ctx, v); err != nil {
 			return err
 		}
-		policies := append(slices.Clone(global), local...)
-		slices.SortFunc(policies, func(x, y policy) int {
-			return cmp.Or(cmp.Compare(x.order, y.order), strings.Compare(x.String(), y.String()))
-		})
+		text, err := a.policies(v)
+		switch {
+		case err != nil:
+			fmt.Fprintln(a.out, "nodeagent:", err)
+		case text != last:
+			last = text
+			fmt.Fprintf(a.out, "policies of the pods on %s:\n%s", a.node, text)
+		}
+	}
+}
+
+// policies renders, for each local pod, the policies that select it, ordered by
+// Calico's order then name: the global ones and those of its namespace.
+func (a *agent) policies(v snapshot.Reader) (string, error) {
+	global, err := snapshot.List[policy](v, resources.GlobalNetworkPolicies.Kind)
+	if err != nil {
+		return "", err
+	}
+	pods, err := snapshot.List[pod](v, resources.Pods.Kind)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, p := range pods {
+		local, err := namespacePolicies(v, p.namespace)
+		if err != nil {
+			return "", err
+		}
 		var names []string
-		for _, pol := range policies {
+		for _, pol := range sorted(append(local, global...)) {
 			if pol.selects(p) {
 				names = append(names, pol.String())
 			}
 		}
-		if names == nil {
-			names = []string{"none"}
-		}
-		fmt.Fprintf(b, "  %s/%s: %s\n", p.namespace, p.name, strings.Join(names, ", "))
+		fmt.Fprintf(&b, "  %s/%s: %s\n", p.namespace, p.name, cmp.Or(strings.Join(names, ", "), "none"))
 	}
-	return nil
+	return b.String(), nil
 }
 
-// namespacePolicies returns the namespaced policies of ns. The Store's namespace
-// index answers it from the policies of ns alone: a pod costs the policies that
-// may apply to it, not a scan of every policy of the cluster.
-func (a *agent) namespacePolicies(ns string) ([]policy, error) {
-	return snapshot.ByIndex[policy](a.store, resources.CalicoNetworkPolicies.Kind, snapshot.NamespaceIndex, ns)
+// namespacePolicies returns the namespaced policies of ns. The namespace index
+// answers it from the policies of ns alone, not a scan of every policy.
+func namespacePolicies(v snapshot.Reader, ns string) ([]policy, error) {
+	return snapshot.ByIndex[policy](v, resources.CalicoNetworkPolicies.Kind, snapshot.NamespaceIndex, ns)
 }
 
-// required names the types the agent cannot do without. Without its policies a
-// policy agent would program its pods open, so it names both kinds required
-// (syncer.WithRequired): while one cannot be read, the syncer stays out of InSync
-// and the agent programs nothing new.
-func (a *agent) required() []string {
-	return []string{resources.GlobalNetworkPolicies.Name, resources.CalicoNetworkPolicies.Name}
+func sorted(policies []policy) []policy {
+	return slices.SortedFunc(slices.Values(policies), func(x, y policy) int {
+		return cmp.Or(cmp.Compare(x.order, y.order), strings.Compare(x.String(), y.String()))
+	})
 }
 
 // OnSyncFailed implements syncer.SyncFailureHandler: a type the agent cannot read,
@@ -137,17 +117,4 @@ func (a *agent) OnSyncFailed(typeName string, err error) {
 // OnSyncRecovered implements syncer.SyncRecoveryHandler.
 func (a *agent) OnSyncRecovered(typeName string) {
 	fmt.Fprintf(a.out, "%s syncs again\n", typeName)
-}
-
-// notReady is what the agent's readiness probe reports from Syncer.TypeStatus:
-// each type that is not in sync, and each required type that fails even after
-// the sync, and why. The agent is ready when it is empty.
-func notReady(types []syncer.TypeStatus) []string {
-	var out []string
-	for _, t := range types {
-		if t.Status != syncer.InSync || t.Required && t.Failure != syncer.NoFailure {
-			out = append(out, fmt.Sprintf("%s is %s (%s)", t.Name, t.Phase, t.Failure))
-		}
-	}
-	return out
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/sirupsen/logrus"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -72,6 +71,7 @@ func Example() {
 	}
 	s.Start(ctx)
 	defer func() { s.Stop(); s.Wait() }()
+	go a.program(ctx)
 	show := func() {
 		select {
 		case p := <-printed:
@@ -101,7 +101,7 @@ func Example() {
 }
 
 // A restart with a checkpoint while the apiserver is down: the agent programs
-// from the persisted state as soon as OnResumed says it is whole.
+// from the persisted state as soon as the Store holds it whole.
 func Example_warmStart() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -123,11 +123,13 @@ func Example_warmStart() {
 		if err != nil {
 			panic(err)
 		}
-		s, err := syncer.New(nil, types, a, api.Option(), syncer.WithLogger(quiet), syncer.WithCheckpoint(cp))
+		s, err := syncer.New(nil, types, a, api.Option(), syncer.WithLogger(quiet), syncer.WithCheckpoint(cp),
+			syncer.WithRequired(a.required()...))
 		if err != nil {
 			panic(err)
 		}
 		s.Start(ctx)
+		go a.program(ctx)
 		fmt.Print(<-printed)
 		return s
 	}
@@ -135,17 +137,16 @@ func Example_warmStart() {
 	first.Stop()
 	first.Wait() // the checkpoint is written
 
-	for _, t := range types {
-		api.Refuse(t, apierrors.NewServiceUnavailable("the apiserver is down"))
-	}
+	api.Down(nil) // the apiserver cannot be reached
 	a := newAgent("node-a", printed)
 	s := run(a) // warm, from the checkpoint alone
 	defer func() { s.Stop(); s.Wait() }()
-	fmt.Println("in sync:", a.store.Status() == syncer.InSync)
+	_, whole := a.Resumed()
+	fmt.Println("resumed whole:", whole, "in sync:", a.Status() == syncer.InSync)
 	// Output:
 	// policies of the pods on node-a:
 	//   shop/web-1: shop/allow-web
 	// policies of the pods on node-a:
 	//   shop/web-1: shop/allow-web
-	// in sync: false
+	// resumed whole: true in sync: false
 }

@@ -31,10 +31,11 @@ func Example_namespacePolicies() {
 	}
 	s.Start(ctx)
 	defer func() { s.Stop(); s.Wait() }()
+	go a.program(ctx)
 	show := func() {
-		<-printed // the agent has applied the batch
+		<-printed // the agent has programmed the batch
 		for _, ns := range []string{"shop", "other", "empty"} {
-			policies, err := a.namespacePolicies(ns)
+			policies, err := namespacePolicies(a.Snapshot(), ns)
 			fmt.Println(ns, policies, err)
 		}
 	}

@@ -2,13 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
+	"syscall"
 	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
@@ -27,51 +28,63 @@ func main() {
 		fmt.Fprintln(os.Stderr, "nodeagent: --node is required")
 		os.Exit(2)
 	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
+	// A DaemonSet's pod is stopped with SIGTERM, a terminal's program with SIGINT.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, *node, *kubeconfig, *stateDir, *probe)
+	stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "nodeagent:", err)
-		os.Exit(1)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-
-	a := newAgent(*node, os.Stdout)
-	opts := []syncer.Option{syncer.WithRequired(a.required()...)}
-	if *stateDir != "" {
-		cp, err := checkpoint.New(filepath.Join(*stateDir, "nodeagent.checkpoint"))
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "nodeagent:", err)
-			os.Exit(1)
-		}
-		opts = append(opts, syncer.WithCheckpoint(cp))
-	}
-	s, err := syncer.New(cfg, a.types(), a, opts...)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "nodeagent:", err)
-		os.Exit(1)
-	}
-	if *probe != "" {
-		go serveReadiness(*probe, s)
-	}
-	if err := s.Run(ctx); err != nil { // until SIGINT
 		fmt.Fprintln(os.Stderr, "nodeagent:", err)
 		os.Exit(1)
 	}
 }
 
-// serveReadiness answers /readyz from the syncer's TypeStatus: 503 with the types
-// that keep the agent from being ready (notReady), 200 once there is none.
-func serveReadiness(addr string, s *syncer.Syncer) {
+// run syncs and programs until ctx ends, then shuts the probe server down.
+func run(ctx context.Context, node, kubeconfig, stateDir, probeAddr string) error {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return err
+	}
+	a := newAgent(node, os.Stdout)
+	opts := []syncer.Option{syncer.WithRequired(a.required()...)}
+	if stateDir != "" {
+		cp, err := checkpoint.New(filepath.Join(stateDir, "nodeagent.checkpoint"))
+		if err != nil {
+			return err
+		}
+		opts = append(opts, syncer.WithCheckpoint(cp))
+	}
+	s, err := syncer.New(cfg, a.types(), a, opts...)
+	if err != nil {
+		return err
+	}
+	if probeAddr != "" {
+		defer serveReadiness(probeAddr, s)()
+	}
+	go a.program(ctx) // it ends with ctx, as Run does
+	return s.Run(ctx)
+}
+
+// serveReadiness answers /readyz from Syncer.Ready: 503 with the types that keep
+// the agent from being ready, 200 once there is none. It returns the server's
+// shutdown, which waits for the requests under way, a few seconds at most.
+func serveReadiness(addr string, s *syncer.Syncer) (shutdown func()) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
-		if why := notReady(s.TypeStatus()); len(why) > 0 {
-			http.Error(w, strings.Join(why, "\n"), http.StatusServiceUnavailable)
+		if err := s.Ready(); err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
 		}
 		fmt.Fprintln(w, "ok")
 	})
 	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	if err := srv.ListenAndServe(); err != nil {
-		fmt.Fprintln(os.Stderr, "nodeagent: readiness probe:", err)
+	go func() {
+		if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
+			fmt.Fprintln(os.Stderr, "nodeagent: readiness probe:", err)
+		}
+	}()
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -26,7 +25,7 @@ func quiet() logrus.FieldLogger {
 var fast = syncer.WithBackoff(wait.Backoff{Duration: 10 * time.Millisecond, Factor: 2, Cap: 100 * time.Millisecond})
 
 // A policy type the agent may not read keeps it out of InSync: it reports the
-// type, programs nothing, and its readiness probe says why. Once the grant is
+// type, programs nothing, and its readiness probe (Syncer.Ready) says why. Once the grant is
 // back, the agent syncs and prints.
 func Example_requiredForbidden() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -47,25 +46,26 @@ func Example_requiredForbidden() {
 	}
 	s.Start(ctx)
 	defer func() { s.Stop(); s.Wait() }()
+	go a.program(ctx)
 	fmt.Print(<-printed)
 	// The other types sync; the refused one holds the status back.
 	for ctx.Err() == nil && !othersInSync(s.TypeStatus(), namespaced.Name) {
 		time.Sleep(time.Millisecond)
 	}
-	fmt.Println("status:", a.store.Status())
-	fmt.Println("not ready:", strings.Join(notReady(s.TypeStatus()), "; "))
+	fmt.Println("status:", a.Status())
+	fmt.Println(s.Ready())
 
 	api.Allow(namespaced)
 	fmt.Print(<-printed, <-printed)
-	fmt.Println("not ready:", strings.Join(notReady(s.TypeStatus()), "; "))
+	fmt.Println("ready:", s.Ready())
 	// Output:
 	// cannot sync networkpolicies.crd.projectcalico.org: forbidden
 	// status: ResyncInProgress
-	// not ready: networkpolicies.crd.projectcalico.org is refused (forbidden)
+	// syncer: not ready: networkpolicies.crd.projectcalico.org is refused (forbidden)
 	// networkpolicies.crd.projectcalico.org syncs again
 	// policies of the pods on node-a:
 	//   shop/web-1: shop/allow-web
-	// not ready:
+	// ready: <nil>
 }
 
 // othersInSync reports whether every type but the one named is in sync.

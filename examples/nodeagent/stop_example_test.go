@@ -10,8 +10,8 @@ import (
 )
 
 // dataplane programs what the agent prints on a goroutine of its own, as an
-// agent's dataplane writer does, and the callback that wrote waits for it. This
-// one cannot program anything: it stops the syncer, from its goroutine.
+// agent's dataplane writer does, and the agent's program waits for it. This one
+// cannot program anything: it stops the syncer, from its goroutine.
 type dataplane struct {
 	s      *syncer.Syncer
 	result chan string
@@ -32,8 +32,8 @@ func (d *dataplane) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Stop, called from a goroutine that a callback waits on, returns: it only
-// cancels, and the callback in progress is the last one. Run returns once it has.
+// Stop, called from the dataplane's goroutine, returns: it only cancels, and the
+// callback in progress is the last one. Run returns once it has.
 func Example_stopFromDataplane() {
 	d := &dataplane{result: make(chan string, 1)}
 	a := newAgent("node-a", d)
@@ -47,6 +47,7 @@ func Example_stopFromDataplane() {
 	d.s = s
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	go a.program(ctx)
 	fmt.Println("Run:", s.Run(ctx)) // the agent's first write stops it
 	fmt.Println(<-d.result)
 	// Output:
