@@ -1,0 +1,726 @@
+package syncer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/clock"
+	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/kubesync/kubesync/internal/identity"
+	"github.com/kubesync/kubesync/internal/sim"
+	"github.com/kubesync/kubesync/resources"
+)
+
+// The simulator drives the loop's real steps (Syncer.handle and Syncer.fail,
+// reportStatus, resume and loadSnapshot, the delivery queue and deliverOne) on
+// one goroutine, on a fake clock, with a seeded random source, against the
+// cluster model of internal/sim. What Syncer.run does between them, it does
+// itself, in the same order: one event handled, one delivery made or one
+// relist request served per step, then reportStatus. A watcher generation runs
+// no goroutine (config.spawn): simWatcher (sim_watcher_test.go) models what
+// the real one would send. The oracle (sim_oracle_test.go) checks every step.
+
+// simOptions is one run.
+type simOptions struct {
+	seed  uint64
+	steps int
+	// faults is the schedule; nil draws one from the seed.
+	faults []simFault
+	// broken names a rule the run breaks on purpose (simBreak*), "" none.
+	broken string
+	// extra is another consumer per process life, fed the same deliveries, and
+	// a check of it against the simulator's own view, run at the end.
+	extra func() (Callbacks, func(map[resources.Key]simKV) error)
+	trace bool
+}
+
+// The rules a run can break on purpose, to show that the oracle notices.
+const (
+	simBreakSkipDeletes     = "stale skip takes every Deleted" // evDelete handled as if always stale
+	simBreakInitialRevision = "checkpoint revision from initial events"
+)
+
+// simResult is what a run found.
+type simResult struct {
+	seed      uint64
+	variant   string
+	faults    []simFault
+	fired     [simFaultKinds]int
+	violation string
+	rule      simRule
+	broken    [simRules]string
+	// defects names, for each rule broken, the defect the run's context shows
+	// (simDefect); 0 if none.
+	defects [simRules]int
+	trace   []string
+	steps     int
+	lives     int
+}
+
+// simTypes are the simulated agent's types: a label-selected and a
+// field-selected type of one resource (pods), a required custom type whose CRD
+// comes and goes, and a type without selector. res names each one's resource
+// in the cluster model.
+func simTypes() (types []resources.Type, res []string, required int) {
+	pods := resources.Pods.WithSelectors("app=x", "")
+	running := resources.Custom(resources.Pods.GVR, "RunningPod", true).WithName("runningpods").
+		WithSelectors("", "status.phase=Running")
+	widgets := resources.Custom(schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"},
+		"Widget", true)
+	return []resources.Type{pods, running, widgets, resources.ConfigMaps},
+		[]string{"pods", "pods", "widgets", "configmaps"}, 2
+}
+
+const (
+	simServers   = 3
+	simQuiet     = 4000 // steps the quiet phase may take to converge
+	simWatchLife = 10 * time.Second
+)
+
+var simBackoff = wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Cap: 3 * time.Second}
+
+// simRun is one seed's run: the cluster, the checkpoint file, and the agent's
+// current process life.
+type simRun struct {
+	o        simOptions
+	rnd      *rand.Rand
+	clk      *testingclock.FakeClock
+	types    []resources.Type
+	res      []string
+	sels     []sim.Selector
+	required int
+	cluster  *sim.Cluster
+	clusters map[string]*sim.Cluster
+	file     *simFile
+	life     *simLife
+	lives    int
+	step     int
+	faults   []simFault
+	nextF    int
+	fx       simFaultState
+	res0     simResult
+	// the seed's variant
+	initial    InitialList
+	metaRelist float64
+	checkpoint bool
+	log        logrus.FieldLogger
+	// doing says what the loop is handling, for the checkpoint's report.
+	doing string
+	// staleDeletes are the objects (type, id) whose Deleted the loop skipped
+	// as stale, for the classification of a breach.
+	staleDeletes [][2]string
+}
+
+// simLife is one process of the agent, from its start to its kill.
+type simLife struct {
+	s        *Syncer
+	ctx      context.Context
+	cancel   context.CancelFunc
+	done     chan struct{}
+	h        handlers
+	store    *simStore
+	consumer *simConsumer
+	watchers []*simWatcher
+	// The identity's reads: the first answers at once; later ones (confirmLater)
+	// wait for the simulator, as do its timers and the Relist calls it makes.
+	first     simAnswer
+	answers   chan simAnswer
+	timers    chan *simTimer
+	idState   simIDState
+	relistsDue int
+	resumed   bool
+	foreign   bool // resumed another cluster's checkpoint while the identity is unknown
+	types     []simTypeLife
+	// What the report's classification of a breach looks at (simDefect).
+	confirmedOther bool     // the identity, read late, was another cluster's
+	proxied        bool     // a continue page was served at a newer revision
+	firstRetry     bool     // a type's first stream was retried at resourceVersion 0
+}
+
+type simAnswer struct {
+	uid string
+	err error
+}
+
+type simIDState uint8
+
+const (
+	idIdle     simIDState = iota
+	idTimer               // confirmLater waits for its timer
+	idRelists             // confirmLater calls Relist for each type
+)
+
+var errSimIdentity = errors.New("dial tcp: connection refused")
+
+func newSimRun(o simOptions) *simRun {
+	r := &simRun{o: o, rnd: rand.New(rand.NewPCG(o.seed, 0x5157)), clusters: map[string]*sim.Cluster{}}
+	r.types, r.res, r.required = simTypes()
+	for _, t := range r.types {
+		sel, err := sim.ParseSelector(t.LabelSelector, t.FieldSelector)
+		if err != nil {
+			panic(err)
+		}
+		r.sels = append(r.sels, sel)
+	}
+	r.clk = testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	logger := logrus.New()
+	logger.SetOutput(io.Discard)
+	logger.SetLevel(logrus.PanicLevel)
+	r.log = logger
+	r.initial = []InitialList{Auto, Auto, Auto, Auto, WatchList, Paged}[r.rnd.IntN(6)]
+	r.metaRelist = []float64{1, 0.5, 0.5, 0.2, 0}[r.rnd.IntN(5)]
+	r.checkpoint = r.rnd.IntN(8) > 0
+	r.res0.variant = fmt.Sprintf("initial=%s metaRelist=%g checkpoint=%t", r.initial, r.metaRelist, r.checkpoint)
+	r.faults = o.faults
+	if r.faults == nil {
+		r.faults = drawFaults(rand.New(rand.NewPCG(o.seed, 0xfa17)), o.steps, 60)
+	}
+	r.res0.seed, r.res0.faults = o.seed, r.faults
+	r.fx = newSimFaultState(len(r.types), simServers)
+	r.cluster = r.newCluster()
+	r.file = &simFile{}
+	return r
+}
+
+// newCluster makes a cluster with a few objects of each resource, so that a
+// cluster that replaces another has objects of the same names.
+func (r *simRun) newCluster() *sim.Cluster {
+	uid := fmt.Sprintf("%08x-1111-4111-8111-%012x", r.rnd.Uint32(), len(r.clusters))
+	c := sim.New(uid, simServers, "pods", "widgets", "configmaps")
+	r.clusters[uid] = c
+	for _, res := range []string{"pods", "widgets", "configmaps"} {
+		for range 6 + r.rnd.IntN(8) {
+			r.create(c, res)
+		}
+	}
+	return c
+}
+
+func (r *simRun) create(c *sim.Cluster, res string) {
+	ns := []string{"ns-a", "ns-b"}[r.rnd.IntN(2)]
+	c.Create(res, ns, "o"+strconv.Itoa(r.rnd.IntN(16)), []string{"x", "y"}[r.rnd.IntN(2)],
+		[]string{"Running", "Pending"}[r.rnd.IntN(2)])
+}
+
+// run runs the seed: its steps with faults, then a quiet phase until the
+// agent's view converges, and returns what the oracle found.
+func (r *simRun) run() simResult {
+	defer func() {
+		if r.life != nil {
+			r.stopLife(false)
+		}
+	}()
+	r.startLife()
+	for r.step = 0; r.step < r.o.steps; r.step++ {
+		r.applyFaults()
+		r.clk.Step(time.Duration(r.rnd.IntN(120)) * time.Millisecond)
+		r.act(true)
+	}
+	r.quiet()
+	r.res0.steps, r.res0.lives = r.step, r.lives
+	return r.res0
+}
+
+// violate records that a rule broke. The run goes on (a seed may break
+// several rules); the first breach of each rule is kept, and the first of all
+// is the seed's violation.
+func (r *simRun) violate(rule simRule, format string, args ...any) {
+	if r.res0.broken[rule] != "" {
+		return
+	}
+	msg := fmt.Sprintf("step %d, life %d: ", r.step, r.lives) + fmt.Sprintf(format, args...)
+	r.res0.broken[rule] = msg
+	r.res0.defects[rule] = r.classify(rule, msg)
+	if r.res0.violation == "" {
+		r.res0.violation, r.res0.rule = msg, rule
+	}
+	r.tracef("VIOLATION %s: %s", rule, msg)
+}
+
+func (r *simRun) tracef(format string, args ...any) {
+	if r.o.trace {
+		r.res0.trace = append(r.res0.trace, fmt.Sprintf("%5d %s ", r.step, r.clk.Now().Format("04:05.000"))+
+			fmt.Sprintf(format, args...))
+	}
+}
+
+func (r *simRun) fire(k simFaultKind) { r.res0.fired[k]++ }
+
+// options are the syncer's options in the simulation: small pages, batches,
+// queue and timeouts, so that a few thousand steps exercise them; no jitter,
+// so that the run is deterministic.
+func (r *simRun) options(l *simLife) []Option {
+	opts := []Option{
+		WithLogger(r.log), WithInitialList(r.initial), WithPageSize(3), WithMaxBatch(4), WithMaxQueued(12),
+		WithBackoff(simBackoff), WithErrorsToResync(3), WithBehindLimit(15 * time.Second),
+		WithMinWatchLife(5 * time.Second), WithWatchProgressTimeout(10 * time.Second),
+		WithInitialEventsTimeout(5 * time.Second), WithMetadataRelist(r.metaRelist),
+		WithRequired(r.types[r.required].Name),
+		WithListerWatcher(func(resources.Type) (cache.ListerWatcherWithContext, error) { return simLW{}, nil }),
+		withClock(&simClock{r: r, l: l}), withSpawn(r.spawn),
+		func(c *config) { c.watchTimeout = simWatchLife },
+	}
+	if r.checkpoint {
+		opts = append(opts, WithCheckpoint(l.store))
+	}
+	return opts
+}
+
+// startLife starts a process of the agent, as Syncer.start and the head of
+// Syncer.run do: resume from the checkpoint, then a watcher per type.
+func (r *simRun) startLife() {
+	r.lives++
+	if r.fx.newCluster && r.file.cluster != "" {
+		r.fx.newCluster = false
+		r.fire(fNewCluster)
+		r.cluster = r.newCluster()
+	}
+	l := &simLife{done: make(chan struct{}), answers: make(chan simAnswer), timers: make(chan *simTimer),
+		types: make([]simTypeLife, len(r.types)), watchers: make([]*simWatcher, len(r.types))}
+	l.ctx, l.cancel = context.WithCancel(context.Background())
+	l.first = simAnswer{uid: r.cluster.UID}
+	if r.fx.idUnknown {
+		r.fx.idUnknown = false
+		r.fire(fIdentityUnknown)
+		l.first = simAnswer{err: errSimIdentity}
+	}
+	l.foreign = r.file.cluster != "" && r.file.cluster != r.cluster.UID && l.first.err != nil
+	l.store = newSimStore(r.file, r.clk.Now)
+	l.store.doing = func() string { return r.doing }
+	l.consumer = newSimConsumer(r, l)
+	s, err := New(nil, r.types, l.consumer, r.options(l)...)
+	if err != nil {
+		panic(err)
+	}
+	if s.ckpt != nil {
+		s.ckpt.server = "https://sim"
+		s.ckpt.identity = r.identityReader(l)
+	}
+	s.mu.Lock()
+	s.started = true // Relist, from the identity's goroutine, needs it
+	s.mu.Unlock()
+	l.s, l.h = s, s.handlers()
+	r.life = l
+	r.tracef("life %d starts (cluster %.8s, identity %v)", r.lives, r.cluster.UID, l.first.err)
+	s.resume(l.ctx)
+	r.afterResume(l)
+	for i, ts := range s.types {
+		l.types[i].lastStrategy = ts.initial.strategy
+		if ts.catchUp != nil {
+			l.types[i].reached, _ = strconv.ParseInt(ts.lastRV, 10, 64) // resumed at its revision
+		}
+		ts.start(l.ctx, s.events, 0)
+	}
+	r.reportStatus()
+}
+
+// afterResume waits for what resume started off the loop where it must be
+// ordered: the identity's Confirm of a cold start, or confirmLater's first
+// timer, which the simulator fires at a step of its choosing.
+func (r *simRun) afterResume(l *simLife) {
+	if l.s.ckpt == nil {
+		return
+	}
+	l.resumed = l.store.snapshot // confirmLater relists only then
+	switch {
+	case l.store.snapshot && l.first.err == nil:
+		<-l.store.confirmed // Confirm ran in resume itself
+	case l.first.err == nil:
+		<-l.store.confirmed // identifyLater's Confirm
+	default:
+		l.idState = idTimer
+	}
+}
+
+// stopLife ends the process: killed (pending checkpoint notes lost) or
+// stopped cleanly (Syncer.run's end: every watcher stopped, the checkpoint
+// closed, which writes what is pending).
+func (r *simRun) stopLife(clean bool) {
+	l := r.life
+	for _, ts := range l.s.types {
+		ts.stop()
+	}
+	l.cancel()
+	close(l.done)
+	l.s.ckptWG.Wait()
+	if clean && l.s.ckpt != nil && l.s.ckpt.open {
+		if l.store.flush() {
+			r.checkFile()
+		}
+	}
+	r.life = nil
+}
+
+func (r *simRun) restart(clean, torn bool) {
+	r.tracef("agent %s", map[bool]string{true: "stops", false: "killed"}[clean])
+	r.stopLife(clean)
+	if torn {
+		r.file.torn = true
+	}
+	r.startLife()
+}
+
+// identityReader answers the first read (resume's) at once, and the later
+// ones (confirmLater's) when the simulator says.
+func (r *simRun) identityReader(l *simLife) identity.Reader {
+	var calls atomic.Int32
+	return func(ctx context.Context) (string, error) {
+		if calls.Add(1) == 1 {
+			return l.first.uid, l.first.err
+		}
+		select {
+		case a := <-l.answers:
+			return a.uid, a.err
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+}
+
+// identityStep moves the identity's goroutine one rendezvous on: its timer
+// fires and the read answers (unknown again, or the cluster's UID, which it
+// confirms), or one of the Relist calls a refused confirmation makes is served.
+func (r *simRun) identityStep(unknownAgain bool) {
+	l := r.life
+	switch l.idState {
+	case idTimer:
+		t := <-l.timers
+		t.c <- r.clk.Now()
+		if unknownAgain {
+			l.answers <- simAnswer{err: errSimIdentity}
+			return
+		}
+		l.answers <- simAnswer{uid: r.cluster.UID}
+		ok := <-l.store.confirmed
+		l.confirmedOther = l.confirmedOther || !ok
+		r.tracef("identity read: %.8s, confirmed %t", r.cluster.UID, ok)
+		l.idState = idIdle
+		if !ok && l.resumed {
+			l.idState, l.relistsDue = idRelists, len(r.types)
+		}
+	case idRelists:
+		req := <-l.s.relists
+		r.relistArm(req)
+		if l.relistsDue--; l.relistsDue == 0 {
+			l.idState = idIdle
+		}
+	}
+}
+
+// relistArm is Syncer.run's arm for a Relist request.
+func (r *simRun) relistArm(req relistRequest) {
+	l := r.life
+	r.tracef("relist %s", r.types[req.idx].Name)
+	ts := l.s.types[req.idx]
+	ts.stop()
+	ts.pending = ListForced
+	ts.start(l.ctx, l.s.events, 0)
+	close(req.reply)
+	r.reportStatus()
+}
+
+// deliver is Syncer.run's delivery arm followed by the deliver goroutine's
+// call: one delivery from the queue to the consumer.
+func (r *simRun) deliver() {
+	s := r.life.s
+	next := s.queue[0]
+	s.queue[0] = nil
+	s.queue = s.queue[1:]
+	if b, ok := next.(*updateBatch); ok {
+		s.queued -= len(b.updates)
+	}
+	s.deliverOne(r.life.h, next)
+	r.reportStatus()
+}
+
+// backPressure is Syncer.run's: past maxQueued the loop takes no event.
+func (r *simRun) backPressure() bool { return r.life.s.queued >= r.life.s.cfg.maxQueued }
+
+// spawn is config.spawn: the generation runs no goroutine; simWatcher models it.
+func (r *simRun) spawn(ctx context.Context, w *watcher, p plan, done chan struct{}) {
+	close(done)
+	l := r.life
+	ts := l.s.types[w.idx]
+	r.notePlan(ts, w, p)
+	l.watchers[w.idx] = newSimWatcher(r, l, ctx, ts, w, p)
+}
+
+// handle hands one watcher event to the loop, as Syncer.run's event arm does,
+// with the oracle's checks around it.
+func (r *simRun) handle(sw *simWatcher, ev event) {
+	l := r.life
+	ev.idx, ev.gen = sw.w.idx, sw.w.gen
+	ts := l.s.types[ev.idx]
+	r.tracef("%s gen %d: %s", ts.t.Name, ev.gen, describe(ev))
+	before := r.beforeHandle(ts, ev)
+	r.doing = fmt.Sprintf("%s of %s (life %d, step %d, pending %s)", describe(ev), ts.t.Name, r.lives, r.step, ts.pending)
+	if ev.kind == evDelete && l.s.stale(ts, ev.objs[0]) {
+		r.staleDeletes = append(r.staleDeletes, [2]string{ts.t.Name, ev.objs[0].id})
+	}
+	if r.o.broken == simBreakSkipDeletes && ev.kind == evDelete {
+		ev.kind = evBookmark
+	}
+	l.s.handle(l.ctx, ev)
+	if r.o.broken == simBreakInitialRevision && ev.kind == evInitApply && ts.listed {
+		l.s.noteRevision(ts, ev.rv)
+	}
+	r.afterHandle(ts, ev, before)
+	r.doing = ""
+	r.reportStatus()
+}
+
+func (r *simRun) reportStatus() {
+	s := r.life.s
+	was := s.status
+	s.reportStatus()
+	if s.status == InSync && was != InSync {
+		r.checkInSync()
+	}
+}
+
+// act takes one step of the world: a write, a cache catching up, a watcher's
+// next event, a delivery, a checkpoint write, or the identity's goroutine.
+func (r *simRun) act(writes bool) {
+	l := r.life
+	now := r.clk.Now()
+	type choice struct {
+		w  int
+		do func()
+	}
+	var cs [16]choice
+	n := 0
+	add := func(w int, do func()) {
+		if n < len(cs) {
+			cs[n], n = choice{w, do}, n+1
+		}
+	}
+	if writes {
+		add(4, r.write)
+	}
+	add(3, r.catchUp)
+	for _, sw := range l.watchers {
+		if sw != nil && sw.ready(now) {
+			add(6, sw.advance)
+		}
+	}
+	if len(l.s.queue) > 0 && r.fx.slowConsumer == 0 {
+		add(5, r.deliver)
+	}
+	if l.s.ckpt != nil && l.s.ckpt.open {
+		add(1, func() {
+			if l.store.flush() {
+				r.checkFile()
+			}
+		})
+	}
+	if l.idState != idIdle {
+		add(1, func() { r.identityStep(writes && r.rnd.IntN(4) == 0) })
+	}
+	total := 0
+	for _, c := range cs[:n] {
+		total += c.w
+	}
+	k := r.rnd.IntN(total)
+	for _, c := range cs[:n] {
+		if k < c.w {
+			c.do()
+			break
+		}
+		k -= c.w
+	}
+	if r.life == l && !r.anyReady() && r.rnd.IntN(3) == 0 {
+		r.jump()
+	}
+}
+
+func (r *simRun) anyReady() bool {
+	now := r.clk.Now()
+	for _, sw := range r.life.watchers {
+		if sw != nil && sw.ready(now) {
+			return true
+		}
+	}
+	return false
+}
+
+// jump moves the clock to the next time a watcher has something to do.
+func (r *simRun) jump() {
+	var next time.Time
+	for _, sw := range r.life.watchers {
+		if sw == nil || sw.stage == stDone {
+			continue
+		}
+		if w := sw.wake(); !w.IsZero() && (next.IsZero() || w.Before(next)) {
+			next = w
+		}
+	}
+	if now := r.clk.Now(); next.After(now) {
+		r.clk.SetTime(next)
+	}
+}
+
+// write changes the cluster: creates, updates (across the selectors too),
+// deletes, and deletes then creates under the same name (a new UID).
+func (r *simRun) write() {
+	res := []string{"pods", "pods", "widgets", "configmaps"}[r.rnd.IntN(4)]
+	c := r.cluster
+	rr := c.Resource(res)
+	if !rr.Served {
+		return
+	}
+	ids := rr.IDs()
+	n := r.rnd.IntN(10)
+	if n < 3 || len(ids) < 3 {
+		r.create(c, res)
+		return
+	}
+	id := ids[r.rnd.IntN(len(ids))]
+	if r.rnd.IntN(3) > 0 {
+		id = ids[r.rnd.IntN(min(4, len(ids)))] // most writes go to a few busy objects
+	}
+	switch {
+	case n < 7:
+		c.Update(res, id, func(o *sim.Object) {
+			switch r.rnd.IntN(3) {
+			case 0:
+				o.App = map[string]string{"x": "y", "y": "x"}[o.App]
+			case 1:
+				o.Phase = map[string]string{"Running": "Pending", "Pending": "Running"}[o.Phase]
+			}
+		})
+		if r.rnd.IntN(2) == 0 {
+			c.Update(res, id, func(*sim.Object) {}) // a controller's second write, right after
+		}
+	case n < 9:
+		c.Delete(res, id)
+	default:
+		o, _ := rr.Current(id)
+		c.Delete(res, id)
+		c.Create(res, o.Namespace, o.Name, o.App, o.Phase)
+	}
+}
+
+// catchUp moves one apiserver's cache of one resource toward etcd's revision.
+func (r *simRun) catchUp() {
+	i := r.rnd.IntN(simServers)
+	if r.fx.stalled[i] > 0 {
+		return
+	}
+	srv := r.cluster.Servers[i]
+	res := []string{"pods", "widgets", "configmaps"}[r.rnd.IntN(3)]
+	cached := srv.Cached(res)
+	srv.CatchUp(res, cached+1+int64(r.rnd.IntN(int(r.cluster.Rev()-cached)+1)))
+}
+
+// simClock is the syncer's clock: the fake clock's time; its timers (only
+// confirmLater's, in the loop's code that runs here) wait for the simulator.
+type simClock struct {
+	r *simRun
+	l *simLife
+}
+
+var _ clock.WithDelayedExecution = (*simClock)(nil)
+
+func (c *simClock) Now() time.Time                  { return c.r.clk.Now() }
+func (c *simClock) Since(t time.Time) time.Duration { return c.r.clk.Since(t) }
+func (c *simClock) NewTimer(time.Duration) clock.Timer {
+	t := &simTimer{c: make(chan time.Time, 1)}
+	select {
+	case c.l.timers <- t:
+	case <-c.l.done:
+	}
+	return t
+}
+func (c *simClock) After(time.Duration) <-chan time.Time { panic("sim: After") }
+func (c *simClock) Tick(time.Duration) <-chan time.Time  { panic("sim: Tick") }
+func (c *simClock) Sleep(time.Duration)                  { panic("sim: Sleep") }
+func (c *simClock) AfterFunc(time.Duration, func()) clock.Timer {
+	panic("sim: AfterFunc")
+}
+
+type simTimer struct{ c chan time.Time }
+
+func (t *simTimer) C() <-chan time.Time     { return t.c }
+func (t *simTimer) Stop() bool              { return true }
+func (t *simTimer) Reset(time.Duration) bool { return true }
+
+// describe names an event for the trace.
+func describe(ev event) string {
+	names := [...]string{"InitStart", "InitApply", "InitDone", "WatchOpened", "Apply", "Delete", "Bookmark",
+		"WatchEnded", "Error", "Fenced", "FenceFailed"}
+	s := names[ev.kind]
+	for _, o := range ev.objs {
+		s += " " + o.id + "@" + o.rev
+	}
+	if ev.rv != "" {
+		s += " rv=" + ev.rv
+	}
+	if ev.err != nil {
+		s += " err=" + ev.err.Error()
+	}
+	if ev.kind == evWatchEnded || ev.kind == evError {
+		s += fmt.Sprintf(" healthy=%t", ev.healthy)
+	}
+	return s
+}
+
+// classify names the defect of the issue (1 to 7, and 8 for the held batch's
+// Deleted of a UID the consumer never saw) that the context of a breach shows,
+// 0 if none: what the report and the regression cases are filed under.
+func (r *simRun) classify(rule simRule, msg string) int {
+	l := r.life
+	switch rule {
+	case ruleRevisionBack:
+		if l != nil && l.firstRetry {
+			return 2
+		}
+	case ruleDeletedUID:
+		return 8
+	case ruleResumedUnwhole:
+		return 6
+	case rulePagedForGood:
+		return 5
+	case ruleStreamFails:
+		return 7
+	case ruleCheckpointAhead, ruleConverge:
+		return r.classifyState(l, rule, msg)
+	}
+	return 0
+}
+
+func (r *simRun) classifyState(l *simLife, rule simRule, msg string) int {
+	if l == nil {
+		return 0
+	}
+	for _, sd := range r.staleDeletes {
+		i := slices.IndexFunc(r.types, func(t resources.Type) bool { return t.Name == sd[0] })
+		key := r.types[i].Kind + "/" + sd[1] + "@"
+		if strings.Contains(msg, key) || strings.Contains(msg, "checkpoint of "+sd[0]+" ") && strings.Contains(msg, " "+sd[1]+"@") {
+			return 1
+		}
+	}
+	switch {
+	case l.confirmedOther:
+		return 3
+	case rule == ruleCheckpointAhead && !strings.Contains(msg, "pending none") &&
+		(strings.Contains(msg, "handling Delete") || strings.Contains(msg, "handling Bookmark") ||
+			strings.Contains(msg, "handling Apply")):
+		return 4
+	case l.proxied:
+		return 7
+	}
+	return 0
+}
