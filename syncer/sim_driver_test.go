@@ -66,8 +66,8 @@ type simResult struct {
 	// (simDefect); 0 if none.
 	defects [simRules]int
 	trace   []string
-	steps     int
-	lives     int
+	steps   int
+	lives   int
 }
 
 // simTypes are the simulated agent's types: a label-selected and a
@@ -136,18 +136,18 @@ type simLife struct {
 	watchers []*simWatcher
 	// The identity's reads: the first answers at once; later ones (confirmLater)
 	// wait for the simulator, as do its timers and the Relist calls it makes.
-	first     simAnswer
-	answers   chan simAnswer
-	timers    chan *simTimer
-	idState   simIDState
+	first      simAnswer
+	answers    chan simAnswer
+	timers     chan *simTimer
+	idState    simIDState
 	relistsDue int
-	resumed   bool
-	foreign   bool // resumed another cluster's checkpoint while the identity is unknown
-	types     []simTypeLife
+	resumed    bool
+	foreign    bool // resumed another cluster's checkpoint while the identity is unknown
+	types      []simTypeLife
 	// What the report's classification of a breach looks at (simDefect).
-	confirmedOther bool     // the identity, read late, was another cluster's
-	proxied        bool     // a continue page was served at a newer revision
-	firstRetry     bool     // a type's first stream was retried at resourceVersion 0
+	confirmedOther bool // the identity, read late, was another cluster's
+	proxied        bool // a continue page was served at a newer revision
+	firstRetry     bool // a type's first stream was retried at resourceVersion 0
 }
 
 type simAnswer struct {
@@ -158,9 +158,9 @@ type simAnswer struct {
 type simIDState uint8
 
 const (
-	idIdle     simIDState = iota
-	idTimer               // confirmLater waits for its timer
-	idRelists             // confirmLater calls Relist for each type
+	idIdle    simIDState = iota
+	idTimer              // confirmLater waits for its timer
+	idRelists            // confirmLater calls Relist for each type
 )
 
 var errSimIdentity = errors.New("dial tcp: connection refused")
@@ -653,8 +653,8 @@ func (c *simClock) AfterFunc(time.Duration, func()) clock.Timer {
 
 type simTimer struct{ c chan time.Time }
 
-func (t *simTimer) C() <-chan time.Time     { return t.c }
-func (t *simTimer) Stop() bool              { return true }
+func (t *simTimer) C() <-chan time.Time      { return t.c }
+func (t *simTimer) Stop() bool               { return true }
 func (t *simTimer) Reset(time.Duration) bool { return true }
 
 // describe names an event for the trace.

@@ -139,7 +139,7 @@ func newSimFaultState(types, servers int) simFaultState {
 		slowRead: make([]int, types), getForbidden: make([]int, types), cutInitial: make([]int, types),
 		cutWatch: make([]bool, types), expireWatch: make([]bool, types), silent: make([]bool, types),
 		proxyNewer: make([]bool, types),
-		stalled: make([]int, servers), impatient: make([]int, servers), noBookmarks: make([]int, servers),
+		stalled:    make([]int, servers), impatient: make([]int, servers), noBookmarks: make([]int, servers),
 		noWatchList: make([]int, servers),
 	}
 	for i := range fs.cutInitial {
