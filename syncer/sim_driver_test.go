@@ -122,6 +122,8 @@ type simRun struct {
 	// staleDeletes are the objects (type, id) whose Deleted the loop skipped
 	// as stale, for the classification of a breach.
 	staleDeletes [][2]string
+	// diffed is the consumer's deliveries at the quiet phase's last diff.
+	diffed int
 }
 
 // simLife is one process of the agent, from its start to its kill.
@@ -185,7 +187,7 @@ func newSimRun(o simOptions) *simRun {
 	r.checkpoint = r.rnd.IntN(8) > 0
 	r.res0.variant = fmt.Sprintf("initial=%s metaRelist=%g checkpoint=%t", r.initial, r.metaRelist, r.checkpoint)
 	r.faults = o.faults
-	if r.faults == nil {
+	if o.faults == nil {
 		r.faults = drawFaults(rand.New(rand.NewPCG(o.seed, 0xfa17)), o.steps, 60)
 	}
 	r.res0.seed, r.res0.faults = o.seed, r.faults
@@ -474,8 +476,10 @@ func (r *simRun) handle(sw *simWatcher, ev event) {
 		ev.kind = evBookmark
 	}
 	l.s.handle(l.ctx, ev)
-	if r.o.broken == simBreakInitialRevision && ev.kind == evInitApply && ts.listed {
-		l.s.noteRevision(ts, ev.rv)
+	if r.o.broken == simBreakInitialRevision && ev.kind == evInitApply {
+		for _, o := range ev.objs { // the revision of an initial event, as if it were the list's
+			l.s.noteRevision(ts, o.rev)
+		}
 	}
 	r.afterHandle(ts, ev, before)
 	r.doing = ""

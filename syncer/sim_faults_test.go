@@ -61,8 +61,8 @@ func (k simFaultKind) String() string { return simFaultNames[k] }
 // never drawn: the cluster's own writes make them.
 var simFaultWeights = [simFaultKinds]int{
 	fCompact: 3, fCacheStall: 4, fImpatient: 3, fServerRestart: 3, fForbidden: 4, fCRDRemoved: 2,
-	fCutInitial: 5, fCutWatch: 5, fExpireWatch: 3, fSilent: 3, fNoBookmarks: 2, fNoWatchList: 1,
-	fInternal: 3, fSlowRead: 3, fGetForbidden: 1, fProxyNewer: 3, fKill: 5, fTorn: 1, fRestart: 2,
+	fCutInitial: 5, fCutWatch: 5, fExpireWatch: 3, fSilent: 3, fNoBookmarks: 2, fNoWatchList: 2,
+	fInternal: 3, fSlowRead: 3, fGetForbidden: 4, fProxyNewer: 3, fKill: 5, fTorn: 1, fRestart: 2,
 	fNewCluster: 2, fIdentityUnknown: 3, fSlowConsumer: 3, fRelist: 2, fWriteBurst: 3,
 }
 

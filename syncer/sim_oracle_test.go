@@ -83,6 +83,7 @@ type simConsumer struct {
 	status     SyncStatus
 	extra      Callbacks
 	extraCheck func(map[resources.Key]simKV) error
+	calls      int // deliveries so far
 }
 
 func newSimConsumer(r *simRun, l *simLife) *simConsumer {
@@ -94,6 +95,7 @@ func newSimConsumer(r *simRun, l *simLife) *simConsumer {
 }
 
 func (c *simConsumer) OnUpdates(ups []Update) {
+	c.calls++
 	for _, u := range ups {
 		rev, _ := strconv.ParseUint(u.Revision, 10, 64)
 		have, held := c.view[u.Key]
@@ -128,6 +130,7 @@ func (c *simConsumer) OnUpdates(ups []Update) {
 }
 
 func (c *simConsumer) OnStatusUpdated(st SyncStatus) {
+	c.calls++
 	if st < c.status {
 		c.r.violate(ruleStatusBack, "status went from %s back to %s", c.status, st)
 	}
@@ -398,6 +401,7 @@ func cmpStrings(a, b string) int {
 // the agent until its view equals the server's, then checks the end state.
 func (r *simRun) quiet() {
 	r.fx = newSimFaultState(len(r.types), simServers)
+	r.diffed = -1
 	for _, res := range []string{"pods", "widgets", "configmaps"} {
 		if !r.cluster.Resource(res).Served {
 			r.cluster.Restore(res)
@@ -424,7 +428,11 @@ func (r *simRun) quiet() {
 
 func (r *simRun) converged() bool {
 	l := r.life
-	return l.idState == idIdle && len(l.s.queue) == 0 && l.s.status == InSync && r.diff() == ""
+	if l.idState != idIdle || len(l.s.queue) > 0 || l.s.status != InSync || l.consumer.calls == r.diffed {
+		return false // nothing the consumer holds changed since the last diff
+	}
+	r.diffed = l.consumer.calls
+	return r.diff() == ""
 }
 
 // final checks the end state: the other consumer agrees, and the checkpoint,

@@ -61,6 +61,10 @@ type Resource struct {
 	Served bool
 	objs   map[string]Object
 	log    []Change
+	// at is the state at atRev when the log was atLen long (all).
+	at    []Object
+	atRev int64
+	atLen int
 }
 
 // Cluster is etcd and its apiservers. UID is the cluster's identity (the
@@ -187,6 +191,22 @@ func (r *Resource) Current(id string) (Object, bool) {
 // At returns the objects that existed at revision rev and that sel selects,
 // sorted by id: the current state with every later change undone.
 func (r *Resource) At(rev int64, sel Selector) []Object {
+	all := r.all(rev)
+	out := make([]Object, 0, len(all))
+	for _, o := range all {
+		if sel.Matches(o) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// all is every object at rev, sorted by id; the last answer is kept until the
+// history grows.
+func (r *Resource) all(rev int64) []Object {
+	if r.at != nil && r.atRev == rev && r.atLen == len(r.log) {
+		return r.at
+	}
 	state := make(map[string]Object, len(r.objs))
 	for id, o := range r.objs {
 		state[id] = o
@@ -201,11 +221,10 @@ func (r *Resource) At(rev int64, sel Selector) []Object {
 	}
 	out := make([]Object, 0, len(state))
 	for _, o := range state {
-		if sel.Matches(o) {
-			out = append(out, o)
-		}
+		out = append(out, o)
 	}
 	slices.SortFunc(out, func(a, b Object) int { return strings.Compare(a.ID(), b.ID()) })
+	r.at, r.atRev, r.atLen = out, rev, len(r.log)
 	return out
 }
 

@@ -34,10 +34,35 @@ func (s Selector) Matches(o Object) bool {
 	if s.label == nil {
 		return true
 	}
-	ls := labels.Set{}
-	if o.App != "" {
-		ls["app"] = o.App
+	return (s.label.Empty() || s.label.Matches(objectLabels{&o})) && (s.field.Empty() || s.field.Matches(objectFields{&o}))
+}
+
+// objectLabels and objectFields are an object's labels and fields as the
+// selectors read them, without a map.
+type objectLabels struct{ o *Object }
+
+func (l objectLabels) Has(k string) bool { return k == "app" && l.o.App != "" }
+func (l objectLabels) Get(k string) string {
+	if k == "app" {
+		return l.o.App
 	}
-	return s.label.Matches(ls) &&
-		s.field.Matches(fields.Set{"metadata.name": o.Name, "metadata.namespace": o.Namespace, "status.phase": o.Phase})
+	return ""
+}
+func (l objectLabels) Lookup(k string) (string, bool) { return l.Get(k), l.Has(k) }
+
+type objectFields struct{ o *Object }
+
+func (f objectFields) Has(k string) bool {
+	return k == "metadata.name" || k == "metadata.namespace" || k == "status.phase"
+}
+func (f objectFields) Get(k string) string {
+	switch k {
+	case "metadata.name":
+		return f.o.Name
+	case "metadata.namespace":
+		return f.o.Namespace
+	case "status.phase":
+		return f.o.Phase
+	}
+	return ""
 }
