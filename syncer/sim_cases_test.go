@@ -1,35 +1,39 @@
 package syncer_test
 
 // simCases are the seeds of the simulator that found each defect of the
-// warm start, the metadata-first relist and the first read, with their fault
-// schedules shrunk: each breaks the rule named while the defect is there, and
-// none once it is fixed. Defect 8 is one the simulator found beyond those.
+// warm start, the metadata-first relist and the first read (1 to 7), and one
+// beyond them (8), with their fault schedules shrunk: each breaks the rule
+// named as its defect while the defect is there, and runs clean once it is
+// fixed (-sim.regressions).
 var simCases = []simCase{
-	{defect: 1, rule: "checkpoint-ahead", seed: 5,
-		name: "a Deleted lost for a label- or field-selected type: the GET of a metadata-first relist outruns the watch's replay",
-		faults: "52:silent-connection(target 835, 36 steps), 98:watch-cut(target 176, 8 steps), 182:kill(target 24, 64 steps), 275:silent-connection(target 542, 31 steps), 281:identity-unknown(target 148, 31 steps), 461:crd-removed(target 380, 37 steps), 470:watch-410(target 382, 17 steps), 511:watch-410(target 315, 39 steps), 836:watch-410(target 983, 44 steps), 880:silent-connection(target 112, 15 steps), 906:kill(target 595, 43 steps)"},
-	{defect: 2, rule: "revision-back", seed: 70,
-		name: "time travel: a first stream that broke midway is read again at resourceVersion 0 from a cache further behind",
-		faults: "93:slow-consumer(target 722, 38 steps), 277:watch-cut(target 942, 16 steps), 375:compact(target 507, 51 steps), 466:stream-cut-before-end(target 79, 50 steps), 525:cache-stall(target 758, 26 steps), 652:kill(target 584, 49 steps), 714:restart(target 729, 5 steps), 911:apiserver-restart(target 855, 23 steps), 988:write-burst(target 471, 9 steps), 1051:stream-cut-before-end(target 727, 53 steps), 1192:watch-cut(target 460, 19 steps), 1198:cache-stall(target 554, 58 steps), 1505:cache-stall(target 611, 21 steps), 1577:slow-consumer(target 514, 18 steps), 1751:kill(target 663, 47 steps)"},
-	{defect: 3, rule: "checkpoint-ahead", seed: 28,
-		name: "another cluster's objects resumed: a watch event before the identity's relist notes a revision under the new identity",
-		faults: "197:watch-cut(target 600, 60 steps), 272:cluster-changed(target 696, 51 steps), 605:watch-cut(target 503, 14 steps), 814:continue-at-newer-revision(target 95, 13 steps), 823:watch-cut(target 177, 31 steps), 1001:cluster-changed(target 984, 26 steps), 1066:write-burst(target 359, 23 steps), 1119:compact(target 407, 50 steps)"},
+	{defect: 1, rule: "checkpoint-ahead", seed: 9,
+		name:   "a Deleted lost for a selected type: the GET of a metadata-first relist outruns the watch's replay",
+		faults: "91:apiserver-restart(target 970, 31 steps); 103:cluster-changed(target 297, 27 steps); 210:apiserver-restart(target 313, 64 steps); 240:cluster-changed(target 277, 30 steps); 244:apiserver-restart(target 610, 26 steps); 270:watch-410(target 606, 33 steps); 614:write-burst(target 348, 16 steps); 702:stream-cut-before-end(target 116, 18 steps); 832:crd-removed(target 55, 46 steps); 1017:slow-consumer(target 951, 60 steps); 1369:relist(target 633, 49 steps); 1397:restart(target 714, 7 steps); 1505:write-burst(target 463, 58 steps)"},
+	{defect: 2, rule: "revision-back", seed: 14,
+		name:   "time travel: a first stream cut midway is read again at resourceVersion 0 from a cache further behind",
+		faults: "126:internal-error(target 902, 34 steps); 362:silent-connection(target 966, 58 steps); 479:write-burst(target 124, 56 steps); 559:watch-cut(target 56, 58 steps); 775:relist(target 249, 16 steps); 792:stream-cut-before-end(target 154, 49 steps); 914:forbidden(target 92, 42 steps); 1087:slow-consumer(target 825, 64 steps); 1649:internal-error(target 43, 28 steps); 1652:slow-consumer(target 378, 42 steps); 1654:kill(target 689, 23 steps); 1684:stream-cut-before-end(target 696, 31 steps)"},
+	{defect: 3, rule: "checkpoint-ahead", seed: 13,
+		name:   "another cluster's objects resumed: a watch event before the identity's relists notes a revision",
+		faults: "145:stream-cut-before-end(target 628, 14 steps); 300:kill(target 959, 59 steps); 405:slow-consumer(target 491, 29 steps); 429:restart(target 679, 23 steps); 473:stream-cut-before-end(target 585, 42 steps); 522:internal-error(target 511, 22 steps); 581:silent-connection(target 741, 20 steps); 630:no-bookmarks(target 106, 47 steps); 697:crd-removed(target 755, 34 steps); 886:stream-cut-before-end(target 15, 33 steps); 971:kill(target 216, 52 steps); 1034:slow-consumer(target 530, 52 steps); 1062:kill(target 233, 30 steps); 1193:stream-cut-before-end(target 211, 48 steps); 1312:identity-unknown(target 441, 29 steps); 1392:kill(target 883, 23 steps); 1520:kill(target 251, 44 steps); 1605:watch-410(target 769, 56 steps); 1632:compact(target 615, 5 steps); 1661:slow-get(target 261, 40 steps); 1740:continue-at-newer-revision(target 104, 43 steps); 1790:kill(target 123, 44 steps); 1817:kill(target 11, 39 steps); 1827:compact(target 648, 40 steps); 2022:kill(target 30, 52 steps); 2061:write-burst(target 101, 28 steps); 2094:cluster-changed(target 490, 56 steps); 2139:watch-410(target 846, 47 steps); 2196:write-burst(target 885, 43 steps)"},
 	{defect: 4, rule: "checkpoint-ahead", seed: 2,
-		name: "the checkpoint's revision runs ahead of its objects: a live event before a relist stream's initial-events-end bookmark",
+		name:   "the checkpoint's revision ahead of its objects: a live event before a relist stream's initial-events-end bookmark",
 		faults: "360:compact(target 796, 10 steps)"},
-	{defect: 5, rule: "paged-for-good", seed: 12,
-		name: "a slow GET or a forbidden metadata list makes an Auto type give up streaming lists for good",
-		faults: "33:compact(target 912, 40 steps), 431:cluster-changed(target 761, 7 steps), 713:stream-cut-before-end(target 809, 11 steps), 1128:cache-stall(target 754, 20 steps), 1181:compact(target 675, 11 steps), 1199:forbidden(target 498, 26 steps)"},
-	{defect: 6, rule: "resumed-unwhole", seed: 7,
-		name: "a warm start announces a snapshot whole without a required type",
-		faults: "66:identity-unknown(target 954, 14 steps)"},
-	{defect: 7, rule: "checkpoint-ahead", seed: 30,
-		name: "smaller contract breaks: a continue page served at a newer revision goes unnoticed",
-		faults: "1:cache-stall(target 871, 33 steps), 64:watch-cut(target 334, 29 steps), 300:compact(target 621, 13 steps), 372:apiserver-restart(target 167, 15 steps), 490:kill(target 53, 11 steps), 711:forbidden(target 676, 54 steps), 750:identity-unknown(target 122, 13 steps), 917:slow-consumer(target 822, 19 steps), 1007:write-burst(target 785, 8 steps), 1036:compact(target 950, 35 steps), 1077:watch-410(target 510, 7 steps), 1097:cache-stall(target 173, 15 steps), 1143:watch-cut(target 460, 41 steps), 1263:relist(target 135, 37 steps), 1368:watch-cut(target 868, 23 steps), 1582:continue-at-newer-revision(target 635, 64 steps), 1807:silent-connection(target 614, 41 steps), 1867:kill(target 435, 24 steps)"},
-	{defect: 7, rule: "stream-fails", seed: 37,
-		name: "smaller contract breaks: streaming lists failing with 500 are retried as streams without end",
-		faults: "181:watch-cut(target 100, 16 steps), 287:watch-410(target 223, 53 steps), 302:watch-410(target 373, 21 steps), 380:write-burst(target 990, 59 steps), 422:cache-stall(target 70, 22 steps), 632:apiserver-restart(target 189, 63 steps), 779:stream-cut-before-end(target 92, 58 steps), 851:stream-cut-before-end(target 595, 31 steps), 912:slow-consumer(target 715, 21 steps), 1051:kill(target 198, 48 steps), 1146:kill(target 193, 12 steps), 1197:forbidden(target 63, 46 steps), 1200:crd-removed(target 799, 34 steps), 1236:kill(target 979, 11 steps), 1549:write-burst(target 556, 15 steps), 1871:crd-removed(target 139, 31 steps), 1881:kill(target 571, 11 steps), 2058:internal-error(target 415, 53 steps)"},
-	{defect: 8, rule: "deleted-uid", seed: 20,
-		name: "a relist's held batch turns a replacement and its deletion into a Deleted of a UID the consumer never saw",
-		faults: "189:watch-cut(target 728, 37 steps), 206:write-burst(target 247, 54 steps), 212:kill(target 492, 56 steps), 323:watch-410(target 343, 28 steps), 643:watch-410(target 194, 49 steps), 691:kill(target 722, 39 steps), 818:restart(target 816, 32 steps), 1177:write-burst(target 791, 10 steps), 1586:relist(target 319, 39 steps), 1587:apiserver-restart(target 105, 31 steps), 1623:watch-410(target 570, 64 steps), 1733:compact(target 300, 62 steps)"},
+	{defect: 5, rule: "paged-for-good", seed: 22,
+		name:   "a slow GET or a forbidden metadata list makes an Auto type give up streaming lists for good",
+		faults: "44:cache-stall(target 841, 34 steps); 151:kill(target 39, 60 steps); 169:identity-unknown(target 184, 24 steps); 226:stream-cut-before-end(target 205, 39 steps); 384:crd-removed(target 837, 44 steps); 393:compact(target 219, 48 steps); 611:cache-stall(target 106, 18 steps); 629:watch-cut(target 584, 32 steps); 727:watch-cut(target 301, 16 steps); 845:cluster-changed(target 816, 6 steps); 909:forbidden(target 581, 49 steps); 947:relist(target 235, 16 steps); 1168:identity-unknown(target 688, 52 steps); 1245:kill(target 237, 58 steps); 1395:forbidden(target 882, 30 steps)"},
+	{defect: 6, rule: "resumed-unwhole", seed: 3,
+		name:   "a warm start announces a snapshot whole without a required type",
+		faults: "311:torn-write(target 851, 16 steps); 457:internal-error(target 160, 55 steps); 494:torn-write(target 378, 18 steps); 590:identity-unknown(target 893, 54 steps)"},
+	{defect: 7, rule: "checkpoint-ahead", seed: 41,
+		name:   "a continue page served at a newer revision goes unnoticed",
+		faults: "188:watch-cut(target 616, 42 steps); 231:silent-connection(target 792, 42 steps); 241:compact(target 602, 28 steps); 268:kill(target 150, 46 steps); 289:crd-removed(target 259, 28 steps); 319:silent-connection(target 623, 41 steps); 682:watch-cut(target 54, 57 steps); 759:crd-removed(target 304, 36 steps); 807:continue-at-newer-revision(target 858, 16 steps); 914:crd-removed(target 150, 38 steps); 1059:watch-cut(target 801, 28 steps); 1118:compact(target 867, 36 steps); 1165:watch-410(target 603, 31 steps); 1183:watch-410(target 908, 21 steps); 1231:identity-unknown(target 615, 60 steps); 1258:kill(target 562, 30 steps); 1285:crd-removed(target 504, 37 steps); 1424:restart(target 945, 22 steps); 1455:watch-410(target 298, 53 steps); 1489:silent-connection(target 938, 63 steps); 1589:identity-unknown(target 983, 58 steps); 1654:apiserver-restart(target 543, 33 steps); 1697:stream-cut-before-end(target 353, 64 steps)"},
+	{defect: 7, rule: "stream-fails", seed: 63,
+		name:   "streaming lists failing with 500 are retried as streams without end",
+		faults: "148:identity-unknown(target 246, 6 steps); 542:kill(target 131, 18 steps); 585:consistent-read-504/429(target 330, 33 steps); 762:cluster-changed(target 527, 20 steps); 828:cache-stall(target 259, 44 steps); 996:stream-cut-before-end(target 881, 34 steps); 1295:watch-cut(target 30, 14 steps); 1968:internal-error(target 763, 46 steps); 1977:torn-write(target 482, 13 steps)"},
+	{defect: 7, rule: "converge", seed: 110,
+		name:   "a continue page served at a newer revision goes unnoticed",
+		faults: "264:watch-410(target 387, 25 steps); 271:restart(target 48, 26 steps); 292:watch-cut(target 557, 40 steps); 465:crd-removed(target 451, 23 steps); 562:compact(target 241, 33 steps); 588:stream-cut-before-end(target 691, 43 steps); 629:forbidden(target 1009, 56 steps); 696:kill(target 745, 32 steps); 709:continue-at-newer-revision(target 101, 61 steps); 814:restart(target 991, 54 steps); 1014:compact(target 460, 52 steps); 1146:compact(target 166, 32 steps); 1319:no-bookmarks(target 116, 38 steps); 1366:crd-removed(target 685, 29 steps); 1429:continue-at-newer-revision(target 800, 18 steps); 1496:kill(target 231, 20 steps); 1500:watch-410(target 494, 55 steps); 1639:watch-cut(target 774, 60 steps); 2103:relist(target 255, 27 steps); 2243:watch-410(target 332, 45 steps)"},
+	{defect: 8, rule: "deleted-uid", seed: 28,
+		name:   "a relist's held batch turns a replacement and its deletion into a Deleted of a UID the consumer never saw",
+		faults: "197:watch-cut(target 600, 60 steps); 202:watch-410(target 534, 26 steps); 272:restart(target 696, 51 steps); 492:crd-removed(target 519, 11 steps); 605:watch-cut(target 503, 14 steps); 735:cache-stall(target 234, 58 steps); 823:watch-410(target 177, 31 steps); 1001:restart(target 984, 26 steps); 1066:relist(target 359, 23 steps); 1119:compact(target 407, 50 steps); 1153:watch-410(target 872, 47 steps); 1182:kill(target 833, 15 steps); 1240:watch-410(target 533, 10 steps); 1285:cache-stall(target 503, 39 steps); 1366:kill(target 338, 13 steps); 1502:compact(target 608, 64 steps); 1509:compact(target 633, 10 steps)"},
 }

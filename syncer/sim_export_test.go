@@ -129,7 +129,7 @@ func parseFaults(s string) ([]simFault, error) {
 	if strings.TrimSpace(s) == "" {
 		return fs, nil
 	}
-	for _, part := range strings.Split(s, ", ") {
+	for _, part := range strings.Split(s, "; ") {
 		var f simFault
 		var name string
 		i := strings.IndexByte(part, ':')

@@ -103,7 +103,7 @@ func formatFaults(fs []simFault) string {
 	var b strings.Builder
 	for i, f := range fs {
 		if i > 0 {
-			b.WriteString(", ")
+			b.WriteString("; ")
 		}
 		b.WriteString(f.String())
 	}
