@@ -124,6 +124,11 @@ type simRun struct {
 	staleDeletes [][2]string
 	// diffed is the consumer's deliveries at the quiet phase's last diff.
 	diffed int
+	// revDuringList: a watch event was handled during a list, which notes a
+	// revision before the list's objects are (defect 4).
+	revDuringList bool
+	// confirmedOther: the identity, read late, was another cluster's (defect 3).
+	confirmedOther bool
 }
 
 // simLife is one process of the agent, from its start to its kill.
@@ -407,7 +412,7 @@ func (r *simRun) identityStep(unknownAgain bool) {
 		}
 		l.answers <- simAnswer{uid: r.cluster.UID}
 		ok := <-l.store.confirmed
-		l.confirmedOther = l.confirmedOther || !ok
+		r.confirmedOther = r.confirmedOther || !ok
 		r.tracef("identity read: %.8s, confirmed %t", r.cluster.UID, ok)
 		l.idState = idIdle
 		if !ok && l.resumed {
@@ -469,6 +474,9 @@ func (r *simRun) handle(sw *simWatcher, ev event) {
 	r.tracef("%s gen %d: %s", ts.t.Name, ev.gen, describe(ev))
 	before := r.beforeHandle(ts, ev)
 	r.doing = fmt.Sprintf("%s of %s (life %d, step %d, pending %s)", describe(ev), ts.t.Name, r.lives, r.step, ts.pending)
+	if (ev.kind == evApply || ev.kind == evDelete || ev.kind == evBookmark) && ts.pending != NoList {
+		r.revDuringList = true
+	}
 	if ev.kind == evDelete && l.s.stale(ts, ev.objs[0]) {
 		r.staleDeletes = append(r.staleDeletes, [2]string{ts.t.Name, ev.objs[0].id})
 	}
@@ -688,8 +696,11 @@ func (r *simRun) classify(rule simRule, msg string) int {
 	l := r.life
 	switch rule {
 	case ruleRevisionBack:
-		if l != nil && l.firstRetry {
+		switch {
+		case l != nil && l.firstRetry:
 			return 2
+		case r.confirmedOther:
+			return 3
 		}
 	case ruleDeletedUID:
 		return 8
@@ -717,7 +728,7 @@ func (r *simRun) classifyState(l *simLife, rule simRule, msg string) int {
 		}
 	}
 	switch {
-	case l.confirmedOther:
+	case r.confirmedOther:
 		return 3
 	case rule == ruleCheckpointAhead && !strings.Contains(msg, "pending none") &&
 		(strings.Contains(msg, "handling Delete") || strings.Contains(msg, "handling Bookmark") ||
@@ -725,6 +736,8 @@ func (r *simRun) classifyState(l *simLife, rule simRule, msg string) int {
 		return 4
 	case l.proxied:
 		return 7
+	case r.revDuringList:
+		return 4
 	}
 	return 0
 }

@@ -407,7 +407,11 @@ func (r *simRun) quiet() {
 			r.cluster.Restore(res)
 		}
 	}
-	for i := 0; i < simQuiet; i++ {
+	budget := simQuiet
+	if r.res0.violation != "" {
+		budget = simQuiet / 10 // a run that broke a rule already may well not converge
+	}
+	for i := 0; i < budget; i++ {
 		r.step++
 		for _, srv := range r.cluster.Servers {
 			for _, res := range []string{"pods", "widgets", "configmaps"} {
