@@ -42,7 +42,9 @@ type SimSummary struct {
 	Seeds, Steps int
 	Took         time.Duration
 	// Fired counts each fault kind that had an effect, by name.
-	Fired    map[string]int
+	Fired map[string]int
+	// Broken counts, for each rule, the seeds that broke it, first or not.
+	Broken   map[string]int
 	Failures []SimFailure
 }
 
@@ -51,7 +53,7 @@ type SimSummary struct {
 // shrink failures are shrunk, and their shrunk run traced.
 func RunSim(from uint64, n, steps int, broken string, extra SimConsumer, shrink int) SimSummary {
 	began := time.Now()
-	sum := SimSummary{Seeds: n, Steps: steps, Fired: map[string]int{}}
+	sum := SimSummary{Seeds: n, Steps: steps, Fired: map[string]int{}, Broken: map[string]int{}}
 	for k := range simFaultKinds {
 		sum.Fired[k.String()] = 0
 	}
@@ -60,6 +62,11 @@ func RunSim(from uint64, n, steps int, broken string, extra SimConsumer, shrink 
 		res := newSimRun(o).run()
 		for k, c := range res.fired {
 			sum.Fired[simFaultKind(k).String()] += c
+		}
+		for rule, msg := range res.broken {
+			if msg != "" {
+				sum.Broken[simRule(rule).String()]++
+			}
 		}
 		if res.violation == "" {
 			continue

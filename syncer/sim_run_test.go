@@ -62,6 +62,7 @@ func simReport(sum SimSummary) string {
 		mix = append(mix, fmt.Sprintf("%s=%d", k, sum.Fired[k]))
 	}
 	fmt.Fprintf(&b, "faults fired: %s\n", strings.Join(mix, " "))
+	fmt.Fprintf(&b, "seeds that broke each rule, first or not: %v\n", sum.Broken)
 	by := map[int][]SimFailure{}
 	for _, f := range sum.Failures {
 		by[f.Defect] = append(by[f.Defect], f)

@@ -17,7 +17,7 @@ import (
 
 // The simulator's seeds in make test: a few thousand steps each.
 const (
-	simSuiteSeeds = 200
+	simSuiteSeeds = 150
 	simSuiteSteps = 2500
 )
 
