@@ -43,13 +43,13 @@ unit:
 # those waits overlap each other and the compiles.
 TESTP ?= 4
 
-# The packages whose specs start a control plane (their tests link
-# internal/controlplane); every other package is a unit package. go test starts
+# The packages whose specs start a control plane (package controlplane, and
+# those whose tests link it); every other package is a unit package. go test starts
 # packages in the order given, so the four that wait longest (minutes of fixed
 # windows) come first, and the run does not end on one of them started last.
 LONGPKGS = ./fv/liveness ./fv/chaosspec ./fv/soak ./fv
-CPPKGS = $(LONGPKGS) ./cmd/... ./fv/... ./internal/controlplane/...
-UNITPKGS = $$($(GO) list ./... | grep -v -e /cmd/ -e /fv -e /internal/controlplane)
+CPPKGS = $(LONGPKGS) ./cmd/... ./fv/... ./controlplane/...
+UNITPKGS = $$($(GO) list ./... | grep -v -e /cmd/ -e /fv -e /kubesync/controlplane)
 
 # When the control plane must be built, `make test` runs two steps at a time,
 # whatever -j it is given: the build (minutes of compiling kube-apiserver, much of

@@ -21,9 +21,9 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/crds"
 	"github.com/kubesync/kubesync/fv/bench"
-	"github.com/kubesync/kubesync/internal/controlplane"
 	"github.com/kubesync/kubesync/internal/samples"
 	"github.com/kubesync/kubesync/internal/wire/meta"
 	"github.com/kubesync/kubesync/resources"

@@ -1,8 +1,8 @@
 package fv
 
 import (
+	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/fv/env"
-	"github.com/kubesync/kubesync/internal/controlplane"
 )
 
 // cluster is env's Cluster, with this package's own helpers as methods.

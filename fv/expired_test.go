@@ -6,9 +6,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/fv/env"
-	"github.com/kubesync/kubesync/fv/harness"
-	"github.com/kubesync/kubesync/internal/controlplane"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 )
@@ -43,7 +42,7 @@ func expiredRevision(cborOn bool) {
 
 	for _, strategy := range []syncer.InitialList{syncer.Auto, syncer.WatchList, syncer.Paged} {
 		It("relists that type alone, after 410, and reports what it missed ("+strategy.String()+")", func(ctx SpecContext) {
-			p, err := harness.NewProxy(c.ControlPlane)
+			p, err := controlplane.NewProxy(c.ControlPlane)
 			Expect(err).NotTo(HaveOccurred())
 			DeferCleanup(p.Close)
 			_, m, obs := env.Run(p.Config(), types, syncer.WithInitialList(strategy))
@@ -98,7 +97,7 @@ var _ = Describe("apiserver restart with the watch cache on", Ordered, func() {
 	})
 
 	It("re-watches every type, relists those the new cache cannot serve, and ends equal to the server", func(ctx SpecContext) {
-		p, err := harness.NewProxy(c.ControlPlane)
+		p, err := controlplane.NewProxy(c.ControlPlane)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(p.Close)
 		_, m, obs := env.Run(p.Config(), types)

@@ -13,9 +13,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/fv/consistency"
 	"github.com/kubesync/kubesync/fv/env"
-	"github.com/kubesync/kubesync/fv/harness"
 	"github.com/kubesync/kubesync/internal/wire"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
@@ -69,9 +69,9 @@ func (c countingConn) Read(b []byte) (int, error) {
 
 // countedSyncer runs a syncer of t through a proxy of its own, counting what it
 // reads.
-func countedSyncer(c *cluster, t resources.Type, opts ...syncer.Option) (*consistency.Mirror, *harness.Proxy, *wireCount) {
+func countedSyncer(c *cluster, t resources.Type, opts ...syncer.Option) (*consistency.Mirror, *controlplane.Proxy, *wireCount) {
 	w := &wireCount{}
-	p, err := harness.NewProxy(c.ControlPlane, harness.WithProxyRequestObserver(w.observe(t.GVR.Resource)))
+	p, err := controlplane.NewProxy(c.ControlPlane, controlplane.WithProxyRequestObserver(w.observe(t.GVR.Resource)))
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(p.Close)
 	cfg := p.Config()
@@ -103,7 +103,7 @@ var _ = Describe("a relist after an apiserver restart, metadata first", func() {
 			env.InSync(m)
 			env.Consistent(ctx, c.Config(), m, types)
 		}
-		for _, p := range []*harness.Proxy{pFirst, pFull} {
+		for _, p := range []*controlplane.Proxy{pFirst, pFull} {
 			Eventually(func() int { return p.OpenStreams("", "pods") }).Should(Equal(1))
 		}
 		before, beforeFull := first.snapshot(), full.snapshot()
@@ -128,7 +128,7 @@ var _ = Describe("a relist after an apiserver restart, metadata first", func() {
 			Expect(m.Anomalies()).To(BeEmpty())
 			Expect(m.Count(pods.Kind, syncer.KVUpdated)).To(Equal(changed))
 		}
-		for _, p := range []*harness.Proxy{pFirst, pFull} {
+		for _, p := range []*controlplane.Proxy{pFirst, pFull} {
 			Eventually(func() int { return p.OpenStreams("", "pods") }).Should(Equal(1))
 		}
 		after, afterFull := first.snapshot(), full.snapshot()

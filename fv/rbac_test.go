@@ -9,8 +9,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/fv/env"
-	"github.com/kubesync/kubesync/fv/harness"
 	"github.com/kubesync/kubesync/internal/bounds"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
@@ -32,7 +32,7 @@ var _ = Describe("RBAC", func() {
 		Expect(err).NotTo(HaveOccurred())
 
 		// Through a proxy acting as the user, which counts the denied type's requests.
-		p, err := harness.NewProxy(c.ControlPlane, harness.WithProxyUser(cfg))
+		p, err := controlplane.NewProxy(c.ControlPlane, controlplane.WithProxyUser(cfg))
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(p.Close)
 		requests := func() int {

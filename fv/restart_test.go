@@ -4,8 +4,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/fv/env"
-	"github.com/kubesync/kubesync/fv/harness"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 )
@@ -22,7 +22,7 @@ var _ = Describe("apiserver killed and restarted", func() {
 		}
 		// The syncer reaches the apiserver only through the proxy: a blackhole makes
 		// the apiserver unreachable for it while the test still writes directly.
-		p, err := harness.NewProxy(c.ControlPlane)
+		p, err := controlplane.NewProxy(c.ControlPlane)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(p.Close)
 		_, m, _ := env.Run(p.Config(), types)

@@ -6,8 +6,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/fv/env"
-	"github.com/kubesync/kubesync/fv/harness"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 )
@@ -32,7 +32,7 @@ var _ = Describe("Snapshot, then updates", Ordered, func() {
 	for _, strategy := range []syncer.InitialList{syncer.Auto, syncer.WatchList, syncer.Paged} {
 		It("reaches InSync once with every object, then reports creates, updates and deletes ("+strategy.String()+")", func(ctx SpecContext) {
 			// Through a proxy, which counts this syncer's requests alone.
-			p, err := harness.NewProxy(c.ControlPlane)
+			p, err := controlplane.NewProxy(c.ControlPlane)
 			Expect(err).NotTo(HaveOccurred())
 			DeferCleanup(p.Close)
 			_, m, _ := env.Run(p.Config(), snapshotTypes, syncer.WithInitialList(strategy))

@@ -10,10 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/fv/consistency"
 	"github.com/kubesync/kubesync/fv/env"
-	"github.com/kubesync/kubesync/fv/harness"
-	"github.com/kubesync/kubesync/internal/controlplane"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 	"github.com/kubesync/kubesync/syncertest"
@@ -31,7 +30,7 @@ var _ = Describe("UIDs of a relist's sweep", Ordered, func() {
 	})
 
 	It("reports each object deleted during a 410 with its UID", func(ctx SpecContext) {
-		p, err := harness.NewProxy(c.ControlPlane)
+		p, err := controlplane.NewProxy(c.ControlPlane)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(p.Close)
 		m, rec, obs := recording(p.Config(), []resources.Type{t})

@@ -134,6 +134,10 @@ var (
 	errWatchListUnsupported = errors.New("the server does not support streaming lists")
 	errStreamEnded          = errors.New("the stream ended before its initial events did")
 	errNoProgress           = errors.New("no event or bookmark from the server within the progress deadline")
+	// errPagesDiffer: a continue token led to a page of another snapshot than the
+	// first page's, which a continue token pins (a proxy that misbehaves); the
+	// list is not whole, so it fails and is retried.
+	errPagesDiffer = errors.New("the pages of a list come from different revisions")
 )
 
 // The errors of the lifecycle, for errors.Is.

@@ -3,9 +3,11 @@ package syncer
 import (
 	"context"
 	"errors"
+	"net/http"
 	"time"
 
 	"github.com/sirupsen/logrus"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kubesync/kubesync/internal/ledger"
 )
@@ -92,7 +94,7 @@ func (s *Syncer) onMissing(ts *typeState, ev event, log logrus.FieldLogger) time
 // changes for the attempt that completes. It retries what failed: the list if one
 // was pending, else the watch.
 func (s *Syncer) onRefused(ts *typeState, ev event, log logrus.FieldLogger) time.Duration {
-	if FailureOf(ev.err) == Forbidden && s.streamingList(ts) {
+	if FailureOf(ev.err) == Forbidden && s.streamingList(ts, ev) {
 		// A streaming list is a watch: a client allowed to list but not to watch
 		// still gets its list, by pages.
 		log.Info("Streaming list forbidden; falling back to paged lists")
@@ -119,7 +121,7 @@ func (s *Syncer) onUnsupported(ts *typeState, ev event, log logrus.FieldLogger) 
 // reached its initial-events-end bookmark makes Auto page from now on; a watch is
 // re-opened from its last revision.
 func (s *Syncer) onStalled(ts *typeState, ev event, log logrus.FieldLogger) time.Duration {
-	if s.streamingList(ts) {
+	if s.streamingList(ts, ev) {
 		log.Warn("Streaming list stalled before its initial events ended; falling back to paged lists")
 		ts.initial.strategy = Paged
 		return 0
@@ -136,7 +138,7 @@ func (s *Syncer) onTransient(ts *typeState, ev event, log logrus.FieldLogger) ti
 	ts.setPhase(backingOff)
 	delay := ts.nextDelay(ev.healthy)
 	if ts.pending != NoList {
-		if errors.Is(ev.err, errStreamEnded) && s.streamingList(ts) {
+		if s.streamEnded(ev) && s.streamingList(ts, ev) {
 			if ts.initial.streamEnds++; ts.initial.streamEnds >= streamEndsToFallBack {
 				log.Warn("Streams keep ending before their initial events; falling back to paged lists")
 				ts.initial.strategy = Paged
@@ -159,9 +161,29 @@ func (s *Syncer) onTransient(ts *typeState, ev event, log logrus.FieldLogger) ti
 // initial events before Auto pages instead.
 const streamEndsToFallBack = 3
 
-// streamingList reports whether the failed attempt was an Auto streaming list.
-func (s *Syncer) streamingList(ts *typeState) bool {
-	return s.cfg.initialList == Auto && ts.initial.strategy == WatchList && ts.pending != NoList
+// streamingList reports whether the failed attempt was an Auto streaming list,
+// before its initial events ended: not the metadata list or a GET of a
+// metadata-first relist, whose failure says nothing of streams.
+func (s *Syncer) streamingList(ts *typeState, ev event) bool {
+	return s.cfg.initialList == Auto && ts.initial.strategy == WatchList && ts.pending != NoList && ev.stream
+}
+
+// streamEnded reports whether a streaming list failed in a way that counts
+// toward giving streams up (rule 12): it ended before its initial events, or
+// the server answered it with an error the other rules do not cover (a 500),
+// as client-go's reflector falls back to a list on any failed stream. A server
+// that could not be reached, or said it is busy or unavailable (429, 503), says
+// nothing of streams and does not count.
+func (s *Syncer) streamEnded(ev event) bool {
+	var status apierrors.APIStatus
+	if errors.Is(ev.err, errStreamEnded) {
+		return true
+	}
+	if !errors.As(ev.err, &status) {
+		return false
+	}
+	code := status.Status().Code
+	return code != 0 && code != http.StatusTooManyRequests && code != http.StatusServiceUnavailable
 }
 
 // syncFailed reports a failure once per episode, and again if it changes.

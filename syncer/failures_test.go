@@ -29,7 +29,8 @@ var _ = Describe("Failures", func() {
 	AfterEach(func() { e.shutdown() })
 
 	It("treats a type that is not served (404) as synced and empty, retries it with backoff, and syncs it when it appears", func() {
-		e = newEnv([]string{"a", "b", "d"})
+		clock := newParkingClock()
+		e = newEnv([]string{"a", "b", "d"}, syncer.WithClock(clock))
 		e.api["a"].Set("1")
 		e.api["d"].FailLists(notFound)
 		e.api["d"].FailWatchCalls(notFound)
@@ -40,16 +41,19 @@ var _ = Describe("Failures", func() {
 
 		window := time.Second
 		before := e.counts("d")[0]
-		time.Sleep(window) // the measured window, not a synchronisation
-		lists := e.counts("d")[0] - before
+		most := bounds.MaxAttempts(testBackoff, window)
+		lists := driveParked(clock, window, 5*time.Millisecond, budget{count: func() int { return e.counts("d")[0] - before }, most: most})
 		Expect(lists).To(BeNumerically(">=", 3), "it keeps retrying")
-		Expect(lists).To(BeNumerically("<=", bounds.MaxAttempts(testBackoff, window)))
+		Expect(lists).To(BeNumerically("<=", most))
 		Expect(e.counts("a")[0]).To(Equal(1), "other types are never relisted")
 
 		e.api["d"].Set("x", "y")
 		e.api["d"].FailLists(nil)
 		e.api["d"].FailWatchCalls(nil)
-		Eventually(e.rec.updates).Should(ContainElements("New D/x", "New D/y"))
+		driveUntil(clock, 5*time.Millisecond, time.Second, func() bool {
+			return len(e.rec.updates()) == 3
+		})
+		Expect(e.rec.updates()).To(ContainElements("New D/x", "New D/y"))
 		e.waitInSync()
 	})
 

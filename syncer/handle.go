@@ -57,6 +57,8 @@ func (s *Syncer) handle(ctx context.Context, ev event) {
 		s.fenced(ts, ev.rv)
 	case evFenceFailed:
 		s.onFenceFailed(ctx, ts, ev)
+	case evFullOnly:
+		ts.fullOnly = true
 	}
 	s.observe(ts)
 }
@@ -80,17 +82,27 @@ func (s *Syncer) observe(ts *typeState) {
 // progress records that a live watch reached rv. It does not reset the backoff:
 // that waits for the watch's end (typeState.nextDelay), which says whether the
 // watch was healthy.
+//
+// A list under way (pending) is not a watch yet: a stream's initial events come
+// in no order, and a live event or a bookmark without the initial-events-end
+// annotation that arrives among them says nothing of what the relist will
+// sweep. The revision then waits for the list's end (finishList), so that
+// neither the watch nor the checkpoint ever runs ahead of the objects.
 func (s *Syncer) progress(ts *typeState, rv string) {
+	s.cfg.observer.EventReceived(ts.t.Name)
+	if ts.pending != NoList {
+		return
+	}
 	ts.lastRV = rv
 	ts.watchErrs.n, ts.behind = 0, behindState{}
 	s.noteRevision(ts, rv)
 	s.reached(ts, rv)
-	s.cfg.observer.EventReceived(ts.t.Name)
 }
 
 // emit hands updates on: straight to the queue, or, during a relist of a type that
 // had completed a list, into the relist's held batch.
 func (s *Syncer) emit(ts *typeState, ups ...Update) {
+	ts.delivered = ts.delivered || len(ups) > 0
 	if ts.listed && ts.pending != NoList {
 		for _, u := range ups {
 			ts.held.add(u)

@@ -15,7 +15,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
-	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/kubesync/kubesync/internal/bounds"
 	"github.com/kubesync/kubesync/resources"
@@ -49,7 +48,7 @@ func (e *env) streams(n string) int {
 
 var _ = Describe("A server that is behind (too large a resource version)", func() {
 	It("makes a watch retry from its revision on the backoff, and relist only once the behind limit passes", func() {
-		clock := clocktesting.NewFakeClock(time.Now())
+		clock := newParkingClock()
 		lists := &listings{}
 		e := newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithBackoff(rateBackoff),
 			syncer.WithWatchProgressTimeout(time.Hour), syncer.WithBehindLimit(time.Minute), syncer.WithObserver(lists))
@@ -64,12 +63,14 @@ var _ = Describe("A server that is behind (too large a resource version)", func(
 
 		e.api["a"].FailWatchCalls(tooLarge)
 		e.api["a"].EndWatches()
-		drive(clock, 55*time.Second, 250*time.Millisecond)
+		requests := func() int { now := e.counts("a"); return now[0] - before[0] + now[1] - before[1] }
+		most := bounds.MaxAttempts(rateBackoff, 55*time.Second) + 1
+		driveParked(clock, 55*time.Second, 250*time.Millisecond, budget{count: requests, most: most})
 		after := e.counts("a")
 		Expect(after[0]).To(Equal(before[0]), "no list within the limit")
 		watches := after[1] - before[1]
 		Expect(watches).To(BeNumerically(">=", 4), "it kept retrying")
-		Expect(watches).To(BeNumerically("<=", bounds.MaxAttempts(rateBackoff, 55*time.Second)+1), "on the backoff")
+		Expect(watches).To(BeNumerically("<=", most), "on the backoff")
 		for _, c := range e.api["a"].Calls()[calls:] {
 			if c.Verb == "watch" {
 				Expect(c.ResourceVersion).To(Equal(itoa(rv)), "the watch keeps its revision")
@@ -77,7 +78,7 @@ var _ = Describe("A server that is behind (too large a resource version)", func(
 		}
 		Expect(lists.get()).To(Equal([]string{"a/initial"}))
 
-		drive(clock, time.Minute, 250*time.Millisecond)
+		driveParked(clock, time.Minute, 250*time.Millisecond, budget{count: requests, most: bounds.MaxAttempts(rateBackoff, 55*time.Second+time.Minute) + 2})
 		Expect(e.counts("a")[0]).To(BeNumerically(">", before[0]), "a relist once the server stayed behind past the limit")
 		Expect(lists.get()).To(Equal([]string{"a/initial", "a/expired"}))
 	})
@@ -91,9 +92,10 @@ var _ = Describe("A server that is behind (too large a resource version)", func(
 		e.api["a"].Set("1")
 		e.api["a"].FailWatchCalls(tooLarge)
 		e.start()
-		drive(clock.FakeClock, 20*time.Second, 250*time.Millisecond)
+		most := bounds.MaxAttempts(rateBackoff, 20*time.Second) + 1
+		driveParked(clock, 20*time.Second, 250*time.Millisecond, budget{count: func() int { return e.streams("a") }, most: most})
 		Expect(e.streams("a")).To(BeNumerically(">=", 3), "it kept retrying")
-		Expect(e.streams("a")).To(BeNumerically("<=", bounds.MaxAttempts(rateBackoff, 20*time.Second)+1), "on the backoff")
+		Expect(e.streams("a")).To(BeNumerically("<=", most), "on the backoff")
 		Expect(e.counts("a")[0]).To(BeZero(), "no paged list")
 		Expect(lists.get()).NotTo(ContainElement("a/expired"))
 
@@ -106,7 +108,7 @@ var _ = Describe("A server that is behind (too large a resource version)", func(
 
 var _ = Describe("Deadlines under back-pressure", func() {
 	It("do not cut a stream whose first event waits on a slow consumer, nor make Auto page", func() {
-		clock := clocktesting.NewFakeClock(time.Now())
+		clock := newParkingClock()
 		seen := &eventsOf{name: "a"}
 		e := newEnv([]string{"a", "b"}, syncer.WithClock(clock), syncer.WithInitialList(syncer.Auto),
 			syncer.WithMaxQueued(1), syncer.WithInitialEventsTimeout(10*time.Second),
@@ -121,6 +123,8 @@ var _ = Describe("Deadlines under back-pressure", func() {
 		before := e.counts("b")
 
 		gate := make(chan struct{})
+		release := sync.OnceFunc(func() { close(gate) })
+		defer release() // before shutdown, should a check below fail
 		e.rec.setGate(gate)
 		events := seen.n.Load()
 		for _, n := range []string{"2", "3", "4"} {
@@ -130,8 +134,11 @@ var _ = Describe("Deadlines under back-pressure", func() {
 		Eventually(seen.n.Load).Should(BeNumerically(">=", events+2), "the loop pushes back")
 		Expect(e.s.Relist(context.Background(), "b")).To(Succeed())
 		Eventually(e.api["b"].OpenWatches).Should(Equal(1), "b's new stream is open, its first event waiting")
-		drive(clock, time.Minute, time.Second) // past the initial-events timeout, all of it the loop's
-		close(gate)
+		// The stream's deadline is paused while its first event waits on the loop:
+		// then a minute passes, past the initial-events timeout, all of it the loop's.
+		Eventually(func() bool { return clock.deadlineWithin(time.Minute) }).Should(BeFalse(), "b's deadline paused")
+		clock.Step(time.Minute)
+		release()
 
 		e.api["b"].Put("2")
 		Eventually(e.rec.updates).Should(ContainElement("New B/2"))
@@ -146,13 +153,19 @@ var _ = Describe("Backoff after a burst of faults", func() {
 		b := syncer.DefaultBackoff() // with its jitter
 		short := time.Duration(float64(b.Duration) * (1 + b.Jitter))
 		const tick = 50 * time.Millisecond // what a fake-time measurement may add
-		e := newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithBackoff(b), syncer.WithWatchProgressTimeout(time.Hour))
+		seen := &eventsOf{name: "a"}
+		e := newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithBackoff(b), syncer.WithWatchProgressTimeout(time.Hour),
+			syncer.WithObserver(seen))
 		defer e.shutdown()
-		e.api["a"].Set("1")
+		rv := e.api["a"].Set("1")
 		e.start()
 		e.waitInSync()
 		e.waitWatching("a")
-		drive(clock.FakeClock, time.Minute, time.Second) // the watch serves a while
+		// A bookmark read, so the watch's reader has begun: the minute counts in its life.
+		events := seen.n.Load()
+		e.api["a"].SendRaw(bookmarkAt(rv))
+		Eventually(seen.n.Load).Should(BeNumerically(">", events))
+		clock.Step(time.Minute) // the watch serves a while
 
 		var faults atomic.Int32
 		unavailable := func(n int32) func() error {
@@ -178,7 +191,7 @@ var _ = Describe("Backoff after a burst of faults", func() {
 		e.api["a"].Put("3")
 		// Delivered, so the watch's reader has begun: the second below counts in its life.
 		Eventually(e.rec.updates).Should(ContainElement("New A/3"))
-		drive(clock.FakeClock, time.Second, 100*time.Millisecond) // the server has answered: the backoff decays
+		clock.Step(time.Second) // the server has answered: the backoff decays
 		faults.Store(0)
 		e.api["a"].FailWatchCalls(unavailable(1))
 		e.api["a"].EndWatches()

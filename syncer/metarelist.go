@@ -71,10 +71,15 @@ var errFullRelist = errors.New("relist in full")
 
 // metaFirst reports whether a relist planned now reads metadata first: one of a
 // type that has completed a list, for any reason but Syncer.Relist's, which
-// reads everything again, as a check of the whole state.
+// reads everything again, as a check of the whole state. A type with a label or
+// field selector lists in full: a GET carries no selector, so it returns an
+// object that stopped matching meanwhile, newer than the watch's Deleted for
+// that transition, which the revision rule would then skip.
 func (ts *typeState) metaFirst() bool {
 	_, raw := ts.lw.(wire.RawSource)
-	return raw && ts.listed && ts.pending != ListForced && ts.cfg.metaRelist > 0 && !ts.t.KeysOnly && !ts.fullOnly.Load() && !ts.ledger.Empty()
+	selected := ts.t.LabelSelector != "" || ts.t.FieldSelector != ""
+	return raw && ts.listed && ts.pending != ListForced && ts.cfg.metaRelist > 0 && !ts.t.KeysOnly && !selected &&
+		!ts.fullOnly && !ts.ledger.Empty()
 }
 
 // metaRelist is the metadata-first relist: it lists metadata, hands on the
@@ -97,10 +102,15 @@ func (w *watcher) metaRelist(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("%w: %d of %d objects changed", errFullRelist, len(changed), list.Objects)
 	}
 	getBytes, err := w.fetch(ctx, ms, changed, rv)
+	if errors.Is(err, errGetRefused) {
+		w.send(ctx, event{kind: evFullOnly}) // decided by the first answer only, not by a GET cancelled after it
+	}
 	if err != nil {
 		return "", fullOnSurprise(err)
 	}
-	w.judge(list.Bytes, getBytes, len(changed), list.Objects)
+	if !w.pays(list.Bytes, getBytes, len(changed), list.Objects) {
+		w.send(ctx, event{kind: evFullOnly})
+	}
 	if !w.send(ctx, event{kind: evInitDone, rv: rv}) {
 		return "", ctx.Err()
 	}
@@ -205,10 +215,7 @@ func (w *watcher) fetch(ctx context.Context, ms wire.MetaSource, changed []meta.
 	}
 	sent := w.handOn(gctx, got, fetched)
 	err := g.Wait()
-	switch {
-	case errors.Is(err, errGetRefused):
-		w.fullOnly.Store(true) // decided by the first answer only, not by a GET cancelled after it
-	case err == nil && !sent:
+	if err == nil && !sent {
 		err = ctx.Err()
 	}
 	return int(bytes.Load()), err
@@ -266,22 +273,23 @@ func (w *watcher) handOn(ctx context.Context, got <-chan int, fetched []*wire.Ob
 // save for a type to keep relisting metadata first.
 const minSaving = 0.2
 
-// judge decides, from what this relist measured, whether the type's next ones
+// pays decides, from what this relist measured, whether the type's next ones
 // read metadata first: a full list would have cost about total objects of the
 // average size the GETs read, and a type whose metadata list costs more than
 // 1-minSaving of that (objects that are mostly metadata: namespaces, service
-// accounts, small config maps) lists in full from now on.
-func (w *watcher) judge(metaBytes, getBytes, gets, total int) {
+// accounts, small config maps) lists in full from now on (the loop hears so by
+// evFullOnly).
+func (w *watcher) pays(metaBytes, getBytes, gets, total int) bool {
 	if gets == 0 || getBytes == 0 {
-		return // nothing measured of a whole object
+		return true // nothing measured of a whole object
 	}
 	full := float64(getBytes) / float64(gets) * float64(total)
 	if float64(metaBytes) <= (1-minSaving)*full {
-		return
+		return true
 	}
-	w.fullOnly.Store(true)
 	w.cfg.log.WithField("type", w.t.Name).WithField("metadataBytes", metaBytes).WithField("fullBytes", int(full)).
 		Info("A metadata list costs this type about what a full one does; relisting it in full from now on")
+	return false
 }
 
 // stale reports whether a watch event for o is older than what the ledger holds

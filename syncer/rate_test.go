@@ -1,7 +1,6 @@
 package syncer_test
 
 import (
-	"runtime"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -9,7 +8,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/kubesync/kubesync/internal/bounds"
 	"github.com/kubesync/kubesync/syncer"
@@ -37,25 +35,12 @@ var (
 // rateBackoff is the default backoff without jitter: jitter only lengthens delays.
 var rateBackoff = wait.Backoff{Duration: 500 * time.Millisecond, Factor: 2, Cap: 30 * time.Second, Steps: 1 << 30}
 
-// drive advances clock by window in ticks. Before each tick it lets the syncer's
-// goroutines run until they wait on the clock again, so that no request is missed
-// for lack of real time.
-func drive(clock *clocktesting.FakeClock, window, tick time.Duration) {
-	for elapsed := time.Duration(0); elapsed < window; elapsed += tick {
-		for range 20 {
-			runtime.Gosched()
-		}
-		time.Sleep(200 * time.Microsecond)
-		clock.Step(tick)
-	}
-}
-
 var _ = Describe("Rate bounds over ten minutes of fake time", func() {
 	const window = 10 * time.Minute
 
 	DescribeTable("a failing type makes at most the backoff's requests, reports once, and touches nothing else",
 		func(p pattern) {
-			clock := clocktesting.NewFakeClock(time.Now())
+			clock := newParkingClock()
 			opts := append([]syncer.Option{
 				syncer.WithClock(clock),
 				syncer.WithBackoff(rateBackoff),
@@ -70,14 +55,19 @@ var _ = Describe("Rate bounds over ten minutes of fake time", func() {
 			e.waitWatching("a")
 			e.waitWatching("b")
 			mark, before, other := e.rec.mark(), e.counts("a"), e.counts("b")
+			requests := func() int {
+				after := e.counts("a")
+				return after[0] - before[0] + after[1] - before[1]
+			}
 
 			p.inject(e.api["a"])
-			drive(clock, window, 250*time.Millisecond)
-
-			after := e.counts("a")
-			requests := after[0] - before[0] + after[1] - before[1]
-			Expect(requests).To(BeNumerically(">=", 2), "it kept retrying")
-			Expect(requests).To(BeNumerically("<=", bounds.MaxAttempts(rateBackoff, window)+1))
+			// Counted only once the syncer waits on the clock after the window's
+			// last step: the bound cannot pass for want of its steps.
+			most := bounds.MaxAttempts(rateBackoff, window) + 1
+			n := driveParked(clock, window, 250*time.Millisecond, budget{count: requests, most: most,
+				open: func() bool { return e.api["a"].OpenWatches() > 0 }})
+			Expect(n).To(BeNumerically(">=", 2), "it kept retrying")
+			Expect(n).To(BeNumerically("<=", most), "on the backoff")
 			if p.episode {
 				Expect(e.rec.failureCalls()).To(HaveLen(1))
 			} else {
@@ -150,20 +140,24 @@ var _ = Describe("Rate bounds over ten minutes of fake time", func() {
 
 var _ = Describe("Watch liveness", func() {
 	It("re-opens a watch that stays silent past the progress deadline from its last revision, without a list", func() {
-		clock := clocktesting.NewFakeClock(time.Now())
+		clock := newParkingClock()
 		e := newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithWatchProgressTimeout(time.Minute))
 		defer e.shutdown()
 		e.api["a"].Set("1")
 		e.start()
 		e.waitInSync()
 		e.waitWatching("a")
+		Eventually(func() bool { return clock.deadlineAt(time.Minute) }).Should(BeTrue(), "the watch's deadline is armed")
+		clock.Step(30 * time.Second)
 		rv := e.api["a"].Put("2")
 		Eventually(e.rec.updates).Should(ContainElement("New A/2"))
+		Eventually(func() bool { return clock.deadlineAt(time.Minute) }).Should(BeTrue(), "the event re-armed the deadline in full")
 		before := e.counts("a")
 
-		drive(clock, 59*time.Second, time.Second)
-		Expect(e.counts("a")).To(Equal(before), "the deadline counts from the last event")
-		drive(clock, 2*time.Second, time.Second)
+		clock.Step(59 * time.Second)
+		Expect(clock.deadlineAt(time.Second)).To(BeTrue(), "the deadline counts from the last event")
+		Expect(e.counts("a")).To(Equal(before))
+		clock.Step(2 * time.Second)
 		Eventually(func() int { return e.counts("a")[1] }).Should(Equal(before[1] + 1))
 		calls := e.api["a"].Calls()
 		last := calls[len(calls)-1]

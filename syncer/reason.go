@@ -18,7 +18,8 @@ const (
 	ListReappeared
 	// ListErrors: the watch kept failing at one revision.
 	ListErrors
-	// ListForced: Syncer.Relist asked for it.
+	// ListForced: Syncer.Relist asked for it, or the checkpoint resumed from
+	// turned out to be another cluster's.
 	ListForced
 	// ListRetry: the previous list failed.
 	ListRetry

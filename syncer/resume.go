@@ -34,7 +34,9 @@ type Resumed struct {
 
 // ResumeHandler is an optional interface of Callbacks: OnResumed is called once
 // per Start that resumed from a checkpoint, after the snapshot's updates and
-// before anything from the apiserver.
+// before anything from the apiserver. It is not called when the checkpoint lacks
+// a required type (WithRequired): such a snapshot is not whole, and the agent
+// waits for InSync (or the required types' own status) instead.
 type ResumeHandler interface {
 	OnResumed(Resumed)
 }
@@ -160,10 +162,9 @@ func (s *Syncer) confirmLater(ctx context.Context, resumed bool) {
 			uid, err := s.ckpt.identity(ctx)
 			switch {
 			case err == nil:
-				if !s.ckpt.cp.Confirm(uid) && resumed {
-					for _, ts := range s.types {
-						_ = s.Relist(ctx, ts.t.Name)
-					}
+				select {
+				case s.identities <- identified{cluster: uid, resumed: resumed}:
+				case <-ctx.Done():
 				}
 				return
 			case identity.Refused(err):
@@ -174,16 +175,45 @@ func (s *Syncer) confirmLater(ctx context.Context, resumed bool) {
 	}()
 }
 
+// identified is the cluster's identity, read after the start (confirmLater),
+// which the loop compares with the checkpoint's (Syncer.confirm).
+type identified struct {
+	cluster string
+	resumed bool // the syncer resumed from the checkpoint
+}
+
+// confirm compares the identity read after the start with the checkpoint's, on
+// the loop. If the cluster is another one, the checkpoint forgets every type's
+// revision and every type relists, in this one step: no watch event of the old
+// cluster's state is handled in between, and no revision is noted again until a
+// type's relist completes (progress), so a restart never resumes the old
+// cluster's objects as this one's.
+func (s *Syncer) confirm(ctx context.Context, id identified) {
+	if s.ckpt.cp.Confirm(id.cluster) || !id.resumed {
+		return
+	}
+	s.cfg.log.Warn("The checkpoint belongs to another cluster; relisting every type")
+	for _, ts := range s.types {
+		ts.stop()
+		ts.pending = ListForced
+		ts.start(ctx, s.events, 0)
+	}
+}
+
 // loadSnapshot puts each resumed type's objects in its ledger and queues them as
 // New, then the Resumed signal. A type with no persisted revision never completed
 // a list: its objects are dropped and it lists cold.
 func (s *Syncer) loadSnapshot(snap *Persisted, timing logrus.Fields) {
 	start := time.Now()
 	sig := Resumed{Written: snap.Written, Revisions: map[string]string{}}
+	var lacking []string // required types with nothing to resume: the snapshot is not whole
 	for _, ts := range s.types {
 		tsnap := snap.Types[ts.t.Name]
 		if tsnap == nil || tsnap.Revision == "" {
 			s.ckpt.cp.Clear(ts.t.Name)
+			if ts.required() {
+				lacking = append(lacking, ts.t.Name)
+			}
 			continue
 		}
 		ts.resumeAt(tsnap.Revision)
@@ -215,7 +245,12 @@ func (s *Syncer) loadSnapshot(snap *Persisted, timing logrus.Fields) {
 		s.enqueueUpdates(ups)
 		s.observe(ts)
 	}
-	if len(sig.Revisions) > 0 {
+	switch {
+	case len(lacking) > 0:
+		// Fail closed, as WithRequired does: an agent that programs on OnResumed
+		// must not program without a required type.
+		s.cfg.log.WithField("required", lacking).Warn("The checkpoint lacks required types; the resumed snapshot is not whole, so OnResumed is not called")
+	case len(sig.Revisions) > 0:
 		s.enqueue(resumedSignal{sig}) // after the snapshot, before anything from the server
 	}
 	s.cfg.log.WithFields(timing).WithFields(logrus.Fields{"types": len(sig.Revisions), "objects": sig.Updates,

@@ -27,14 +27,16 @@ type Syncer struct {
 
 	events     chan event
 	relists    chan relistRequest
+	identities chan identified // the cluster's identity, read after the start
 	deliveries chan delivery
 
 	mu       sync.Mutex
 	started  bool // Start or Run ran, or Stop came first
 	cancel   context.CancelFunc
-	loopDone chan struct{} // closed when the loop and every watcher have exited
-	done     chan struct{} // closed when the deliver goroutine has exited too
-	stopped  atomic.Bool   // Stop was called: no callback starts after the one in progress
+	ctx      context.Context // Start's, until the syncer stops
+	loopDone chan struct{}   // closed when the loop and every watcher have exited
+	done     chan struct{}   // closed when the deliver goroutine has exited too
+	stopped  atomic.Bool     // Stop was called: no callback starts after the one in progress
 
 	// Loop state, owned by the loop goroutine.
 	queue    []delivery
@@ -90,6 +92,7 @@ func New(restCfg *rest.Config, types []resources.Type, cb Callbacks, opts ...Opt
 		index:      map[string]int{},
 		events:     make(chan event),
 		relists:    make(chan relistRequest),
+		identities: make(chan identified),
 		deliveries: make(chan delivery),
 		loopDone:   make(chan struct{}),
 		done:       make(chan struct{}),
@@ -153,13 +156,14 @@ func (s *Syncer) start(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
-	case s.stopped.Load():
-		return ErrStopped
+	case s.stopped.Load(), s.ctx != nil && s.ctx.Err() != nil:
+		return ErrStopped // by Stop, or by the end of Start's context
 	case s.started:
 		return ErrStarted
 	}
 	s.started = true
 	ctx, s.cancel = context.WithCancel(ctx)
+	s.ctx = ctx
 	delivered := make(chan struct{})
 	go func() {
 		defer close(delivered)
@@ -277,6 +281,8 @@ func (s *Syncer) run(ctx context.Context) {
 			ts.pending = ListForced
 			ts.start(ctx, s.events, 0)
 			close(req.reply)
+		case id := <-s.identities:
+			s.confirm(ctx, id)
 		case out <- next:
 			s.queue[0] = nil
 			s.queue = s.queue[1:]

@@ -3,7 +3,6 @@ package syncer
 import (
 	"context"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -69,6 +68,9 @@ type typeState struct {
 	pending ListReason
 	// listed: a list completed once, so a later relist is delivered whole.
 	listed bool
+	// delivered: an update of the type went to the consumer, so its reads must
+	// not go back past it (rule 15).
+	delivered bool
 	// failure: the failure episode reported, to report each once; NoFailure if none.
 	failure Failure
 
@@ -85,7 +87,7 @@ type typeState struct {
 	catchUp *catchUpState
 	// fullOnly: relists list in full from now on: the server refused a GET, or
 	// a metadata list cost too close to a full one (metarelist.go).
-	fullOnly atomic.Bool
+	fullOnly bool
 
 	run generation
 }
@@ -181,9 +183,10 @@ func (ts *typeState) start(ctx context.Context, events chan<- event, delay time.
 		events: events,
 		ledger: ts.ledger,
 		fresh:  ts.ledger == nil || ts.ledger.Empty(),
-		// A resumed type counts as listed: its relist must not go back past the checkpoint.
-		firstRead: !ts.listed,
-		fullOnly:  &ts.fullOnly,
+		// A resumed type counts as listed: its relist must not go back past the
+		// checkpoint; a first stream that broke after it delivered must not go back
+		// past what it delivered (another apiserver's cache may be further behind).
+		firstRead: !ts.listed && !ts.delivered,
 	}
 	if rs, ok := ts.lw.(wire.RawSource); ok && ts.cfg.lazyValues {
 		w.lazyDecode = rs.LazyDecoder(ts.t.Name, ts.cfg.decodes)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -34,6 +33,7 @@ const (
 	evError                        // the watcher stopped with err; the loop decides what next
 	evFenced                       // the server's current revision, for a resumed type
 	evFenceFailed                  // the server's revision could not be read
+	evFullOnly                     // the type's metadata-first relists do not pay: list in full
 )
 
 // object is one converted API object, or the identity of a deleted one.
@@ -61,6 +61,9 @@ type event struct {
 	err  error
 	// healthy: the watch that ended had stayed open for the minimum watch life.
 	healthy bool
+	// stream: the error ended a streaming list before its initial events ended,
+	// not a metadata list, a GET, a page or a watch (rule 12 reads it).
+	stream bool
 }
 
 // plan is what one watcher goroutine is asked to do.
@@ -100,9 +103,6 @@ type watcher struct {
 	// firstRead: the type has delivered no list yet (nor resumed one), so its
 	// stream need not be a consistent read (streamThenWatch).
 	firstRead bool
-	// fullOnly is the type's: set when its metadata-first relist does not pay
-	// (metarelist.go).
-	fullOnly *atomic.Bool
 }
 
 func (w *watcher) run(ctx context.Context, p plan) {
@@ -167,10 +167,16 @@ func (w *watcher) pagedList(ctx context.Context) (string, error) {
 	if w.t.PageSize > 0 {
 		opts.Limit = w.t.PageSize
 	}
+	var snapshot string // the revision of the first page, which every page must share
 	for first := true; ; first = false {
 		objs, lm, err := w.page(ctx, opts)
 		if err != nil {
 			return "", err
+		}
+		if first {
+			snapshot = lm.ResourceVersion
+		} else if lm.ResourceVersion != snapshot {
+			return "", fmt.Errorf("%w: a page at revision %q after one at %q", errPagesDiffer, lm.ResourceVersion, snapshot)
 		}
 		if first && !w.send(ctx, event{kind: evInitStart}) {
 			return "", ctx.Err()
@@ -252,7 +258,7 @@ func (w *watcher) session(ctx context.Context, opts metav1.ListOptions, rv strin
 		if initial {
 			err = refusedStream(err)
 		}
-		w.fail(ctx, event{rv: rv, err: err})
+		w.fail(ctx, event{rv: rv, err: err, stream: initial})
 		return
 	}
 	defer wi.Stop()
@@ -272,7 +278,7 @@ func (w *watcher) session(ctx context.Context, opts metav1.ListOptions, rv strin
 	switch {
 	case ctx.Err() != nil:
 	case err != nil:
-		w.fail(ctx, event{rv: r.rv, err: err, healthy: healthy})
+		w.fail(ctx, event{rv: r.rv, err: err, healthy: healthy, stream: r.initial})
 	default:
 		w.send(ctx, event{kind: evWatchEnded, rv: r.rv, healthy: healthy})
 	}

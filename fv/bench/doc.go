@@ -1,8 +1,8 @@
 // Package bench measures kubesync against client-go informers on one real control
-// plane (etcd + kube-apiserver from internal/controlplane), each contender in its
+// plane (etcd + kube-apiserver from package controlplane), each contender in its
 // own process: CPU, peak RSS and Go heap after GC of the initial sync, time to
 // InSync, and the CPU, peak RSS and time of a relist triggered on the live
-// apiserver (through fv/harness's proxy, which expires the watches), with RSS and
+// apiserver (through controlplane's Proxy, which expires the watches), with RSS and
 // CPU sampled every 100 ms for the charts. Per key, it reports what the syncer
 // keeps once in sync (the heap a count-only consumer's process grew by over the
 // sync: an upper bound on the ledger) and what a label index adds to a Store

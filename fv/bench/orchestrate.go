@@ -10,10 +10,9 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
+	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/crds"
-	"github.com/kubesync/kubesync/fv/harness"
 	"github.com/kubesync/kubesync/fv/orchestrate"
-	"github.com/kubesync/kubesync/internal/controlplane"
 )
 
 // Options configure a benchmark run.
@@ -84,7 +83,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}()
 	// Every contender reaches the apiserver through the proxy, which triggers
 	// the relists on the live apiserver.
-	px, err := harness.NewProxy(cl.ControlPlane)
+	px, err := controlplane.NewProxy(cl.ControlPlane)
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +211,7 @@ func mib(b uint64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 
 // runOne runs one contender process through its initial sync and, unless it is
 // the baseline, one relist triggered on the live apiserver.
-func runOne(ctx context.Context, o Options, px *harness.Proxy, etcd *clientv3.Client,
+func runOne(ctx context.Context, o Options, px *controlplane.Proxy, etcd *clientv3.Client,
 	kubeconfig string, wl *workload, changed []string, kind string, run int) (RunResult, error) {
 	res := RunResult{Workload: wl.name, Contender: kind, Run: run}
 	args := []string{"contender", "-kind", kind, "-resource", wl.name, "-kubeconfig", kubeconfig}
@@ -251,7 +250,7 @@ func runOne(ctx context.Context, o Options, px *harness.Proxy, etcd *clientv3.Cl
 // etcd and etcd is compacted past them, then expires the watches and cuts them,
 // so that the changes reach the contender by a relist only. It returns the
 // contender's relist message.
-func triggerRelist(ctx context.Context, p *contenderProc, px *harness.Proxy, etcd *clientv3.Client,
+func triggerRelist(ctx context.Context, p *contenderProc, px *controlplane.Proxy, etcd *clientv3.Client,
 	wl *workload, changed []string, token string) (Message, error) {
 	if err := p.in.write(Command{Type: "relist", Token: token, Expected: len(changed)}); err != nil {
 		return Message{}, err
@@ -292,7 +291,7 @@ func triggerRelist(ctx context.Context, p *contenderProc, px *harness.Proxy, etc
 // allowOnceListed ends the expiry of each part's watches once the contender
 // started a list of it (or done closes): the watch that follows the relist must
 // not expire again.
-func allowOnceListed(px *harness.Proxy, parts []*workload, before []int, done <-chan struct{}) {
+func allowOnceListed(px *controlplane.Proxy, parts []*workload, before []int, done <-chan struct{}) {
 	t := time.NewTicker(5 * time.Millisecond)
 	defer t.Stop()
 	allowed := make([]bool, len(parts))

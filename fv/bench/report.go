@@ -240,7 +240,7 @@ func (r *Report) headerMarkdown(b *strings.Builder) {
 	m := r.Machine
 	p("- Machine: %d CPUs (%s), %s memory, Linux %s, %s\n", m.CPUs, m.CPUModel, m.MemTotal, m.Kernel, m.GoVersion)
 	p("- GOGC: %s, GOMEMLIMIT: %s (inherited by every contender)\n", m.GOGC, m.GOMEMLIMIT)
-	p("- Control plane: kube-apiserver %s and etcd from internal/controlplane (envtest, loopback, watch cache on)\n", orUnknown(r.ServerVersion))
+	p("- Control plane: kube-apiserver %s and etcd from package controlplane (envtest, loopback, watch cache on)\n", orUnknown(r.ServerVersion))
 	p("- Load average (1, 5, 15 min) before the runs: %s; after: %s. The machine is shared: the control plane runs", r.LoadAvgBefore, r.LoadAvgAfter)
 	p(" on the same cores, and other work may have run at the same time.\n")
 	for _, w := range r.Workloads {

@@ -33,7 +33,7 @@ func (r *Report) methodMarkdown(b *strings.Builder) {
 	p(" sync's CPU by the objects held; relist CPU per changed divides the relist's by the changed objects it saw. The")
 	p(" apiserver's CPU is read from /proc/PID/stat over the same windows (in 10 ms ticks). Bytes read is the contender's")
 	p(" rchar (/proc/self/io) over the sync: the bytes off the wire, gzip-compressed unless the contender turned it off.\n")
-	p("- Every contender reaches the apiserver through the harness proxy of fv/harness (plain HTTP/1.1 on loopback, one")
+	p("- Every contender reaches the apiserver through the fault proxy of package controlplane (plain HTTP/1.1 on loopback, one")
 	p(" connection per watch, bytes forwarded as they come, gzip passed through); the proxy reaches the apiserver as the admin.\n")
 	p("- Relist, on the live apiserver: the contender resets VmHWM (`5` written to /proc/self/clear_refs) and notes its CPU;")
 	p(" the proxy holds the workload's streams (Stall) while the orchestrator changes the listed fraction of objects directly")

@@ -5,7 +5,7 @@ import (
 	"maps"
 	"sync"
 
-	"github.com/kubesync/kubesync/internal/controlplane"
+	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/resources"
 )
 

@@ -23,6 +23,11 @@ type window struct {
 	kind       Kind
 	types      []string // the names of the types it touches
 	start, end time.Time
+	// fired: the injection found something to act on (fired.go); canary: the
+	// object it wrote for the syncer to deliver, if any.
+	fired    bool
+	canary   string
+	halfOpen bool
 }
 
 func (w window) touches(typeName string) bool { return slices.Contains(w.types, typeName) }
@@ -34,21 +39,26 @@ type listEvent struct {
 	reason   syncer.ListReason
 }
 
-// ledger records the faults' windows and the syncer's lists. It is the syncer's
-// Observer.
+// ledger records the faults' windows, the syncer's lists and its other signs. It
+// is the syncer's Observer, and a hook on its log.
 type ledger struct {
 	syncer.NopObserver
 
-	mu      sync.Mutex
-	windows []window
-	lists   []listEvent
+	mu        sync.Mutex
+	windows   []window
+	lists     []listEvent
+	sightings []sighting // what the syncer showed (fired.go)
 }
 
 // Listing implements syncer.Observer.
 func (l *ledger) Listing(typeName string, reason syncer.ListReason) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.lists = append(l.lists, listEvent{at: time.Now(), typeName: typeName, reason: reason})
+	now := time.Now()
+	l.lists = append(l.lists, listEvent{at: now, typeName: typeName, reason: reason})
+	if reason != syncer.ListInitial {
+		l.sightings = append(l.sightings, sighting{at: now, typeName: typeName, sign: listSign(reason)})
+	}
 }
 
 func (l *ledger) fault(w window) {

@@ -4,7 +4,7 @@
 // budget, and kept its goroutines, heap and watches flat.
 //
 // A run (Run) has two flavours, the apiserver's watch cache off then on. Each
-// starts a control plane, a fault-injecting proxy (fv/harness) in front of it,
+// starts a control plane, a fault-injecting proxy (controlplane.Proxy) in front of it,
 // and a syncer that reaches the apiserver only through the proxy, as a user
 // with the dataplane set's least-privileged ClusterRole. A seeded writer
 // (fv/orchestrate's Writer) creates, updates and deletes objects of every type
@@ -20,7 +20,11 @@
 //     backoff over each episode the type spent failing, plus the first list;
 //     and no relist started while no fault touched the type;
 //   - no type had two watches open for long, and the goroutines and the heap
-//     after GC at the end match those after the initial sync.
+//     after GC at the end match those after the initial sync;
+//   - every kind of fault scheduled fired (the injection found requests to cut,
+//     refuse, expire or hold) and was seen by the syncer (its Observer or log
+//     showed the restart, relist, failure or error it causes, or it delivered
+//     a canary object written during the fault) at least once in the run.
 //
 // The same seed gives the same schedule and the same writes (their timing and
 // the faults' interleaving with the syncer vary), so a failing seed can be

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"k8s.io/client-go/dynamic"
+
+	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/crds"
-	"github.com/kubesync/kubesync/fv/harness"
 	"github.com/kubesync/kubesync/fv/orchestrate"
-	"github.com/kubesync/kubesync/internal/controlplane"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 )
@@ -21,7 +23,7 @@ const faultTimeout = 3 * time.Minute
 // target is what the faults act on.
 type target struct {
 	cp       *controlplane.ControlPlane
-	proxy    *harness.Proxy
+	proxy    *controlplane.Proxy
 	syncer   *syncer.Syncer
 	consumer *consumer
 	writer   *orchestrate.Writer
@@ -30,6 +32,8 @@ type target struct {
 	user     string
 	types    []resources.Type
 	progress time.Duration // the syncer's progress deadline
+	dyn      dynamic.Interface
+	canaries atomic.Int64 // canary objects written (fired.go)
 
 	apiserver sync.Mutex // one restart at a time
 }
@@ -37,94 +41,152 @@ type target struct {
 // inject carries out step, from its start to its end, and records its window.
 func (tg *target) inject(ctx context.Context, st Step) error {
 	start := time.Now()
-	end, err := tg.do(ctx, st)
-	if end.IsZero() {
-		end = time.Now()
+	w, err := tg.do(ctx, st)
+	if w.end.IsZero() {
+		w.end = time.Now()
 	}
-	names := []string{st.Type.Name}
+	w.kind, w.start, w.halfOpen = st.Kind, start, st.HalfOpen
+	w.types = []string{st.Type.Name}
 	if st.Kind.global() {
-		names = names[:0]
+		w.types = w.types[:0]
 		for _, t := range tg.types {
-			names = append(names, t.Name)
+			w.types = append(w.types, t.Name)
 		}
 	}
-	tg.ledger.fault(window{kind: st.Kind, types: names, start: start, end: end})
+	tg.ledger.fault(w)
 	if err != nil {
 		return fmt.Errorf("%s: %w", st, err)
 	}
 	return nil
 }
 
-// do injects one fault and lifts it. It returns when the fault's effect ends, if
-// not at its return.
-func (tg *target) do(ctx context.Context, st Step) (time.Time, error) {
+// requests counts the requests of verbs to t the proxy has seen.
+func (tg *target) requests(t resources.Type, verbs ...string) int {
+	n := 0
+	for _, v := range verbs {
+		n += tg.proxy.Requests(t.GVR.Group, t.GVR.Resource, v)
+	}
+	return n
+}
+
+// holding holds a fault that refuses t's requests for d, and reports whether any
+// of verbs came meanwhile: then the fault fired.
+func (tg *target) holding(ctx context.Context, t resources.Type, d time.Duration, verbs ...string) bool {
+	before := tg.requests(t, verbs...)
+	_ = hold(ctx, d)
+	return tg.requests(t, verbs...) > before
+}
+
+// do injects one fault and lifts it. The window it returns says whether the fault
+// fired (fired.go), and when its effect ends, if not at do's return.
+func (tg *target) do(ctx context.Context, st Step) (w window, err error) {
 	g, r := st.Type.GVR.Group, st.Type.GVR.Resource
 	p := tg.proxy
 	switch st.Kind {
 	case Cut:
-		p.Cut(g, r)
+		w.fired = p.Cut(g, r) > 0
 	case Refuse:
 		// Its open watch is cut too, so that the type must come back through
 		// the refusal.
 		p.Refuse(g, r)
 		p.Cut(g, r)
 		defer p.Allow(g, r)
-		return time.Time{}, hold(ctx, st.Hold)
+		w.fired = tg.holding(ctx, st.Type, st.Hold, "list", "watch", "get")
 	case Expire:
 		p.ExpireWatches(g, r)
 		p.Cut(g, r)
 		defer p.Allow(g, r)
-		return time.Time{}, hold(ctx, st.Hold)
+		// Streaming lists go through, and count as lists and watches both.
+		lists, watches := len(p.Lists(g, r)), tg.requests(st.Type, "watch")
+		_ = hold(ctx, st.Hold)
+		w.fired = tg.requests(st.Type, "watch")-watches > len(p.Lists(g, r))-lists
 	case Blackhole:
+		for _, t := range tg.types {
+			w.fired = w.fired || p.OpenStreams(t.GVR.Group, t.GVR.Resource) > 0
+		}
 		p.Blackhole(true)
 		defer p.Blackhole(false)
-		return time.Time{}, hold(ctx, st.Hold)
+		err = hold(ctx, st.Hold)
 	case Stall:
 		if st.HalfOpen {
 			// Only the syncer's progress deadline ends it.
-			p.StallOpen(g, r)
-			return time.Now().Add(tg.progress), nil
+			w.fired = p.StallOpen(g, r) > 0
+			w.end = time.Now().Add(tg.progress)
+			return w, nil
 		}
 		p.Stall(g, r)
-		defer p.Unstall(g, r)
-		return time.Time{}, hold(ctx, st.Hold)
+		w.canary = tg.canary(ctx, st) // fired if held until the stall ends
+		err = hold(ctx, st.Hold)
+		w.end = time.Now()
+		p.Unstall(g, r)
 	case Throttle:
+		w.fired = p.OpenStreams(g, r) > 0
 		p.Throttle(g, r, st.BytesPerSecond)
 		defer p.Throttle(g, r, 0)
-		return time.Time{}, hold(ctx, st.Hold)
+		w.canary = tg.canary(ctx, st)
+		err = hold(ctx, st.Hold)
 	case SlowConsumer:
-		defer tg.consumer.slow()()
-		return time.Time{}, hold(ctx, st.Hold)
+		held := tg.consumer.heldCalls()
+		resume := tg.consumer.slow()
+		err = hold(ctx, st.Hold)
+		w.fired = tg.consumer.heldCalls() > held
+		resume()
 	case Relist:
 		ctx, cancel := context.WithTimeout(ctx, faultTimeout)
 		defer cancel()
-		return time.Time{}, tg.syncer.Relist(ctx, st.Type.Name)
+		err = tg.syncer.Relist(ctx, st.Type.Name)
+		w.fired = err == nil
 	case Compact:
-		return time.Time{}, retry(ctx, func(ctx context.Context) error {
-			_, err := tg.cp.Compact(ctx)
-			return err
-		})
+		err = tg.compact(ctx)
+		w.fired = err == nil
 	case Restart, Kill:
-		return time.Time{}, tg.restart(ctx, st.Kind == Kill)
+		err = tg.restart(ctx, st.Kind == Kill)
+		w.fired = err == nil
 	case CRDFlap:
-		return time.Time{}, tg.flapCRD(ctx, st.Type)
+		err = tg.flapCRD(ctx, st.Type)
+		w.fired = err == nil
 	case RevokeAll, RevokeWatch:
-		verbs := []string{"list", "watch"}
-		if st.Kind == RevokeWatch {
-			verbs = verbs[1:]
-		}
-		if err := retry(ctx, func(ctx context.Context) error {
-			return tg.cp.RevokeUserAccess(ctx, tg.user, g, r, verbs...)
-		}); err != nil {
-			return time.Time{}, err
-		}
-		_ = hold(ctx, st.Hold)
-		// Granted back even when ctx has ended: the quiet phase needs it.
-		return time.Time{}, retry(context.WithoutCancel(ctx), func(ctx context.Context) error {
-			return tg.cp.GrantUserAccess(ctx, tg.user, g, r, verbs...)
-		})
+		return w, tg.revoke(ctx, st, &w)
 	}
-	return time.Time{}, nil
+	return w, err
+}
+
+// compact compacts etcd and cuts every open request, so that each type watches
+// again from its revision at once: with the watch cache off, a type behind the
+// compaction gets 410.
+func (tg *target) compact(ctx context.Context) error {
+	if err := retry(ctx, func(ctx context.Context) error {
+		_, err := tg.cp.Compact(ctx)
+		return err
+	}); err != nil {
+		return err
+	}
+	for _, t := range tg.types {
+		tg.proxy.Cut(t.GVR.Group, t.GVR.Resource)
+	}
+	return nil
+}
+
+// revoke takes list and watch, or watch alone, on st's type away from the
+// syncer's user for st.Hold, and cuts the type's open requests, so that it must
+// come back through the revocation. The fault fired if requests came meanwhile.
+func (tg *target) revoke(ctx context.Context, st Step, w *window) error {
+	g, r := st.Type.GVR.Group, st.Type.GVR.Resource
+	verbs := []string{"list", "watch"}
+	if st.Kind == RevokeWatch {
+		verbs = verbs[1:]
+	}
+	if err := retry(ctx, func(ctx context.Context) error {
+		return tg.cp.RevokeUserAccess(ctx, tg.user, g, r, verbs...)
+	}); err != nil {
+		return err
+	}
+	tg.proxy.Cut(g, r)
+	w.fired = tg.holding(ctx, st.Type, st.Hold, verbs...)
+	// Granted back even when ctx has ended: the quiet phase needs it.
+	return retry(context.WithoutCancel(ctx), func(ctx context.Context) error {
+		return tg.cp.GrantUserAccess(ctx, tg.user, g, r, verbs...)
+	})
 }
 
 // restart stops the apiserver, gracefully or with SIGKILL, and starts it again.

@@ -23,8 +23,10 @@ type Report struct {
 // FlavourReport is one flavour's part of a run.
 type FlavourReport struct {
 	WatchCache bool
-	// Faults counts the faults injected, by kind.
-	Faults map[Kind]int
+	// Faults counts the faults injected, by kind; Triggers how many of each fired
+	// and were seen by the syncer (fired.go).
+	Faults   map[Kind]int
+	Triggers map[Kind]Trigger
 	// Writes is what the writer did; UpdatesSeen the updates the consumer got;
 	// ObjectsChecked the objects the writer touched, each checked at the end.
 	Writes         orchestrate.Writes
@@ -46,14 +48,15 @@ func (fr *FlavourReport) fail(format string, args ...any) {
 	fr.Failures = append(fr.Failures, fmt.Sprintf(format, args...))
 }
 
-// Passed reports whether every flavour passed.
+// Passed reports whether every flavour passed, and every kind of fault the run
+// scheduled fired and was seen (Unexercised).
 func (r *Report) Passed() bool {
 	for _, f := range r.Flavours {
 		if len(f.Failures) > 0 {
 			return false
 		}
 	}
-	return len(r.Flavours) == 2
+	return len(r.Flavours) == 2 && len(r.Unexercised()) == 0
 }
 
 // Replay is the command that runs the same schedule again.
@@ -113,6 +116,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		b.WriteString(",")
 	}
 	b.WriteString("\n\n")
+	writeTriggers(&b, r.Flavours)
 
 	b.WriteString("LISTs per type at the proxy against the budget (faults touching the type, time failing), and apiserver_request_total's LIST count:\n\n")
 	b.WriteString("| type |")
@@ -140,6 +144,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		for _, msg := range f.Failures {
 			fmt.Fprintf(&b, "- FAIL: %s\n", msg)
 		}
+	}
+	for _, u := range r.Unexercised() {
+		fmt.Fprintf(&b, "- FAIL: fault kind %s\n", u)
 	}
 	fmt.Fprintf(&b, "\nReplay: `%s`\n\n", r.Replay())
 	_, err := io.WriteString(w, b.String())

@@ -9,11 +9,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/fv/consistency"
 	"github.com/kubesync/kubesync/fv/footprint"
-	"github.com/kubesync/kubesync/fv/harness"
 	"github.com/kubesync/kubesync/fv/orchestrate"
-	"github.com/kubesync/kubesync/internal/controlplane"
 	"github.com/kubesync/kubesync/internal/samples"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
@@ -160,7 +159,7 @@ func startFlavour(ctx context.Context, cfg Config, watchCache bool, seed uint64)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	proxy, err := harness.NewProxy(cl.ControlPlane, harness.WithProxyUser(userCfg))
+	proxy, err := controlplane.NewProxy(cl.ControlPlane, controlplane.WithProxyUser(userCfg))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -172,9 +171,11 @@ func startFlavour(ctx context.Context, cfg Config, watchCache bool, seed uint64)
 	}
 
 	led := &ledger{}
-	cons := &consumer{Mirror: consistency.NewMirror()}
+	cons := &consumer{Mirror: consistency.NewMirror(), canaryAt: map[string]time.Time{}}
 	logs = footprint.NewLogCounter(nil)
-	s, err := syncer.New(proxy.Config(), types, cons, syncer.WithLogger(logs.Logger()), syncer.WithObserver(led),
+	log := logs.Logger()
+	log.AddHook(led) // the errors the syncer saw, as signs of the faults
+	s, err := syncer.New(proxy.Config(), types, cons, syncer.WithLogger(log), syncer.WithObserver(led),
 		syncer.WithWatchProgressTimeout(cfg.ProgressTimeout), syncer.WithInitialList(cfg.InitialList))
 	if err != nil {
 		return nil, nil, nil, err
@@ -182,7 +183,7 @@ func startFlavour(ctx context.Context, cfg Config, watchCache bool, seed uint64)
 	s.Start(ctx)
 	stops = append(stops, func() { s.Stop(); s.Wait() })
 	tg = &target{cp: cl.ControlPlane, proxy: proxy, syncer: s, consumer: cons, writer: w, ledger: led,
-		api: newAPICounter(cl.ControlPlane, types), user: agentUser, types: types, progress: cfg.ProgressTimeout}
+		api: newAPICounter(cl.ControlPlane, types), user: agentUser, types: types, progress: cfg.ProgressTimeout, dyn: cl.Dyn}
 	return tg, logs, stopAll, nil
 }
 
@@ -290,6 +291,7 @@ func (tg *target) check(ctx context.Context, cfg Config, fr *FlavourReport, star
 			fr.fail("%s: %d lists, over its budget of %d from +%s", b.Type, b.Lists, b.Budget, at.Sub(start).Round(time.Millisecond))
 		}
 	}
+	fr.Triggers = tg.triggers(tg.ledger.snapshotWindows(), grace)
 	for _, u := range first(unjustified(tg.ledger.snapshotLists(), tg.ledger.snapshotWindows(), grace, start), 10) {
 		fr.fail("%s", u)
 	}

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kubesync/kubesync/fv/harness"
+	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/resources"
 )
 
@@ -16,7 +16,7 @@ const overlapSamples = 3
 
 // watchSampler checks that each type has at most one watch open at the proxy.
 type watchSampler struct {
-	proxy *harness.Proxy
+	proxy *controlplane.Proxy
 	types []resources.Type
 
 	mu      sync.Mutex
@@ -25,7 +25,7 @@ type watchSampler struct {
 	reports []string
 }
 
-func newWatchSampler(p *harness.Proxy, types []resources.Type) *watchSampler {
+func newWatchSampler(p *controlplane.Proxy, types []resources.Type) *watchSampler {
 	return &watchSampler{proxy: p, types: types, runs: map[string]int{}}
 }
 

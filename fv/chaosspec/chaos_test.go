@@ -33,12 +33,13 @@ var _ = Describe("Chaos", Label("chaos"), func() {
 		}
 	}
 
-	It("ends equal to the server, every write seen, within its request budget, flat, after a seeded mix of faults", func(ctx SpecContext) {
+	It("ends equal to the server, every write seen, within its request budget, flat, after a seeded mix of faults that each fired and were seen", func(ctx SpecContext) {
 		report, err := chaos.Run(ctx, chaos.Config{Seed: seed, Duration: duration, Log: GinkgoWriter})
 		Expect(err).NotTo(HaveOccurred(), "the chaos run of seed %d could not be made", seed)
 		var md strings.Builder
 		Expect(report.WriteMarkdown(&md)).To(Succeed())
 		AddReportEntry("chaos report", ReportEntryVisibilityAlways, md.String())
+		Expect(report.Unexercised()).To(BeEmpty(), "every kind of fault scheduled fired and was seen by the syncer; replay with %s", report.Replay())
 		Expect(report.Passed()).To(BeTrue(), "the chaos run of seed %d failed; replay with %s\n%s", seed, report.Replay(), md.String())
 		if duration >= 20*time.Minute {
 			for _, k := range chaos.Kinds() {

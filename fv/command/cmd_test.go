@@ -18,10 +18,9 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/fv/consistency"
 	"github.com/kubesync/kubesync/fv/env"
-	"github.com/kubesync/kubesync/fv/harness"
-	"github.com/kubesync/kubesync/internal/controlplane"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/watchersets"
 )
@@ -143,7 +142,7 @@ var _ = Describe("The command's metrics", func() {
 		c := startCluster(controlplane.WithWatchCache(false))
 		a := resources.GlobalNetworkSets
 		c.Create(ctx, a, "", env.Seq("obj", 10)...)
-		p, err := harness.NewProxy(c.ControlPlane)
+		p, err := controlplane.NewProxy(c.ControlPlane)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(p.Close)
 		addr := freeAddr()

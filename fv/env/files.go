@@ -8,7 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/rest"
 
-	"github.com/kubesync/kubesync/internal/controlplane"
+	"github.com/kubesync/kubesync/controlplane"
 )
 
 // WriteKubeconfig writes cfg as a kubeconfig file in the spec's temporary folder.

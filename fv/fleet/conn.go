@@ -12,7 +12,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/kubesync/kubesync/fv/harness"
+	"github.com/kubesync/kubesync/controlplane"
 )
 
 // Meter counts, on the agents' side of their connections, what a fleet exchanges
@@ -83,7 +83,7 @@ func (r MeterReading) Count(verb, resource string) int {
 }
 
 func (m *Meter) countRequest(r *http.Request) {
-	group, resource, verb := harness.ClassifyRequest(r)
+	group, resource, verb := controlplane.ClassifyRequest(r)
 	if resource == "" || (verb != "list" && verb != "watch") {
 		return
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubesync/kubesync/internal/controlplane"
+	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/resources"
 )
 

@@ -153,7 +153,7 @@ func (r *Report) headerMarkdown(p func(string, ...any)) {
 	p("- Machine: %d CPUs (%s), %s memory, Linux %s, %s. Load average before the runs: %s; after: %s."+
 		" The machine is shared: the apiserver, etcd and every agent run on the same cores, and other work may have run at the same time.\n",
 		m.CPUs, m.CPUModel, m.MemTotal, m.Kernel, m.GoVersion, r.LoadAvgBefore, r.LoadAvgAfter)
-	p("- Control plane: kube-apiserver %s and etcd from internal/controlplane (envtest, loopback, watch cache on)\n", bench.OrUnknown(r.ServerVersion))
+	p("- Control plane: kube-apiserver %s and etcd from package controlplane (envtest, loopback, watch cache on)\n", bench.OrUnknown(r.ServerVersion))
 	p("- Agents: N = %d, each syncing the `dataplane` watcher set (%d types), each with its own client and connection;"+
 		" rolling restarts k = %d at a time\n", o.Agents, len(r.PerType), o.Wave)
 	p("- Cluster: %d namespaces, %d nodes, %d pods, %d services, %d endpointslices, %d Calico networksets;"+

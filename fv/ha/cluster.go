@@ -10,8 +10,8 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/fv/harness"
-	"github.com/kubesync/kubesync/internal/controlplane"
 )
 
 // Cluster is a highly available control plane on loopback: kube-apiservers on

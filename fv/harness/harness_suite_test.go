@@ -8,15 +8,14 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/kubesync/kubesync/fv/harness"
-	"github.com/kubesync/kubesync/internal/controlplane"
+	"github.com/kubesync/kubesync/controlplane"
 )
 
 // The suite shares one control plane, with the watch cache off so that
 // compaction shows, and one proxy in front of it.
 var (
 	cp    *controlplane.ControlPlane
-	proxy *harness.Proxy
+	proxy *controlplane.Proxy
 )
 
 func TestHarness(t *testing.T) {
@@ -34,7 +33,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	})
 	GinkgoWriter.Printf("control plane up in %s at %s, etcd %s\n", time.Since(start), cp.APIServerURL(), cp.EtcdURL())
 
-	proxy, err = harness.NewProxy(cp)
+	proxy, err = controlplane.NewProxy(cp)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() {
 		Expect(proxy.Close()).To(Succeed())

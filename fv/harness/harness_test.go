@@ -21,8 +21,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/kubesync/kubesync/fv/harness"
-	"github.com/kubesync/kubesync/internal/controlplane"
+	"github.com/kubesync/kubesync/controlplane"
 )
 
 func clientsetFor(cfg *rest.Config) *kubernetes.Clientset {
@@ -186,7 +185,7 @@ var _ = Describe("ControlPlane", func() {
 		_, err = cs.CoreV1().Services(ns).List(ctx, metav1.ListOptions{})
 		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "error %v", err)
 
-		userProxy, err := harness.NewProxy(cp, harness.WithProxyUser(cfg))
+		userProxy, err := controlplane.NewProxy(cp, controlplane.WithProxyUser(cfg))
 		Expect(err).NotTo(HaveOccurred())
 		defer func() { Expect(userProxy.Close()).To(Succeed()) }()
 		proxied := clientsetFor(userProxy.Config())

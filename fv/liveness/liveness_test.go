@@ -8,10 +8,9 @@ import (
 	. "github.com/onsi/gomega"
 	rbacv1 "k8s.io/api/rbac/v1"
 
+	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/fv/env"
-	"github.com/kubesync/kubesync/fv/harness"
 	"github.com/kubesync/kubesync/internal/bounds"
-	"github.com/kubesync/kubesync/internal/controlplane"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 )
@@ -30,7 +29,7 @@ var _ = Describe("A type the user may list but not watch", func() {
 		Expect(err).NotTo(HaveOccurred())
 		// The apiserver's request metrics do not count requests its authorizer
 		// refused, so a proxy acting as the user counts the refused watches.
-		p, err := harness.NewProxy(c.ControlPlane, harness.WithProxyUser(cfg))
+		p, err := controlplane.NewProxy(c.ControlPlane, controlplane.WithProxyUser(cfg))
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(p.Close)
 		g, r := denied.GVR.Group, denied.GVR.Resource

@@ -7,9 +7,9 @@ import (
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/crds"
 	"github.com/kubesync/kubesync/fv/env"
-	"github.com/kubesync/kubesync/fv/harness"
 	"github.com/kubesync/kubesync/internal/bounds"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
@@ -33,7 +33,7 @@ var _ = Describe("CRD missing from the start", func() {
 
 		// Through a proxy, which counts this syncer's requests for the missing type:
 		// a 404 for an unknown resource says little in the apiserver's metrics.
-		p, err := harness.NewProxy(c.ControlPlane)
+		p, err := controlplane.NewProxy(c.ControlPlane)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(p.Close)
 		requests := func() int {

@@ -14,9 +14,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/fv/consistency"
 	"github.com/kubesync/kubesync/fv/env"
-	"github.com/kubesync/kubesync/fv/harness"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 )
@@ -39,7 +39,7 @@ var _ = Describe("Half-open connections over HTTP/1.1", Ordered, func() {
 	st := &stalls{types: types, progress: progress, slack: slack, bound: bound}
 	var (
 		c        *env.Cluster
-		p        *harness.Proxy
+		p        *controlplane.Proxy
 		timeouts timeoutLog
 	)
 
@@ -50,7 +50,7 @@ var _ = Describe("Half-open connections over HTTP/1.1", Ordered, func() {
 			c.Create(ctx, t, ns, env.Seq("obj", 10)...)
 		}
 		var err error
-		p, err = harness.NewProxy(c.ControlPlane, harness.WithProxyRequestObserver(timeouts.observe))
+		p, err = controlplane.NewProxy(c.ControlPlane, controlplane.WithProxyRequestObserver(timeouts.observe))
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(p.Close)
 		var m *consistency.Mirror
@@ -96,7 +96,7 @@ var _ = Describe("Half-open connections over HTTP/1.1", Ordered, func() {
 // mirror and observer, the writes, and the deadlines.
 type stalls struct {
 	c      *env.Cluster
-	p      *harness.Proxy
+	p      *controlplane.Proxy
 	m      *consistency.Mirror
 	obs    *env.Observer
 	writes *writeLog

@@ -13,11 +13,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/crds"
 	"github.com/kubesync/kubesync/fv/consistency"
 	"github.com/kubesync/kubesync/fv/env"
 	"github.com/kubesync/kubesync/fv/footprint"
-	"github.com/kubesync/kubesync/fv/harness"
 	"github.com/kubesync/kubesync/internal/bounds"
 	"github.com/kubesync/kubesync/internal/samples"
 	"github.com/kubesync/kubesync/resources"
@@ -66,7 +66,7 @@ type soak struct {
 	syncerGoroutines int
 
 	c          *env.Cluster
-	p          *harness.Proxy
+	p          *controlplane.Proxy
 	s          *syncer.Syncer
 	m          *consistency.Mirror
 	obs        *env.Observer
@@ -123,7 +123,7 @@ func (sk *soak) start(ctx context.Context) {
 	}
 	c.Create(ctx, churned, "", env.Seq("churn", 3)...)
 
-	sk.p, err = harness.NewProxy(c.ControlPlane)
+	sk.p, err = controlplane.NewProxy(c.ControlPlane)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(sk.p.Close)
 	sk.baseline, err = sk.openWatches(ctx) // baseline is nil: absolute counts

@@ -13,8 +13,8 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kubesync/kubesync/checkpoint"
+	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/crds"
-	"github.com/kubesync/kubesync/internal/controlplane"
 	"github.com/kubesync/kubesync/internal/samples"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"

@@ -21,10 +21,9 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubesync/kubesync/checkpoint"
+	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/fv/consistency"
 	"github.com/kubesync/kubesync/fv/env"
-	"github.com/kubesync/kubesync/fv/harness"
-	"github.com/kubesync/kubesync/internal/controlplane"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 )
@@ -349,7 +348,7 @@ var _ = Describe("Checkpoint after compaction", Ordered, func() {
 // checkpointed populates a new namespace with n objects of each of two types
 // (populate), runs a syncer with a checkpoint through a new proxy to InSync and
 // stops it, so that the checkpoint at path holds them.
-func (c *cluster) checkpointed(ctx context.Context, prefix string, n int) (ns string, types []resources.Type, p *harness.Proxy, path string) {
+func (c *cluster) checkpointed(ctx context.Context, prefix string, n int) (ns string, types []resources.Type, p *controlplane.Proxy, path string) {
 	ns = c.Namespace(ctx, prefix)
 	types = c.populate(ctx, ns, n)
 	p, path = c.proxy(), statePath()
@@ -372,8 +371,8 @@ func (c *cluster) populate(ctx context.Context, ns string, n int) []resources.Ty
 }
 
 // proxy returns a fault proxy to the cluster, closed when the spec ends.
-func (c *cluster) proxy() *harness.Proxy {
-	p, err := harness.NewProxy(c.ControlPlane)
+func (c *cluster) proxy() *controlplane.Proxy {
+	p, err := controlplane.NewProxy(c.ControlPlane)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(p.Close)
 	return p

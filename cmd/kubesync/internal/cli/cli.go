@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/kubesync/kubesync/internal/controlplane"
+	"github.com/kubesync/kubesync/controlplane"
 )
 
 // Exit codes of the command. A watch that is interrupted (SIGINT, SIGTERM,

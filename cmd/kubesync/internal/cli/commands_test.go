@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubesync/kubesync/cmd/kubesync/internal/cli"
-	"github.com/kubesync/kubesync/internal/controlplane"
+	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/watchersets"
 )
 

@@ -9,7 +9,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
-	"github.com/kubesync/kubesync/internal/controlplane"
+	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/internal/samples"
 	"github.com/kubesync/kubesync/resources"
 )
@@ -30,7 +30,7 @@ type localStarter func(ctx context.Context, crds []*apiextensionsv1.CustomResour
 // samplesPerType is how many sample objects of each type a local control plane gets.
 const samplesPerType = 3
 
-// startLocal starts the pinned etcd and kube-apiserver of internal/controlplane and
+// startLocal starts the pinned etcd and kube-apiserver of package controlplane and
 // loads sample objects of the built-in types and of each type crds serve.
 func startLocal(ctx context.Context, crds []*apiextensionsv1.CustomResourceDefinition,
 	out io.Writer) (*localCluster, error) {

@@ -1,4 +1,4 @@
-package harness
+package controlplane
 
 import (
 	"encoding/json"
@@ -22,9 +22,14 @@ func (p *Proxy) Cut(group, resource string) int {
 	gr := schema.GroupResource{Group: group, Resource: resource}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.cutLocked(func(s *stream) bool { return s.resource == gr })
+}
+
+// cutLocked cuts the open requests that match, and returns how many.
+func (p *Proxy) cutLocked(match func(*stream) bool) int {
 	n := 0
 	for s := range p.streams {
-		if s.resource == gr {
+		if match(s) {
 			s.cancel(errCut)
 			delete(p.streams, s)
 			n++
@@ -83,10 +88,7 @@ func (p *Proxy) Blackhole(on bool) {
 	if p.blackhole == nil && !p.closed {
 		p.blackhole = make(chan struct{})
 	}
-	for s := range p.streams {
-		s.cancel(errCut)
-		delete(p.streams, s)
-	}
+	p.cutLocked(func(*stream) bool { return true })
 }
 
 func (p *Proxy) endBlackholeLocked() {

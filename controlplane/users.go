@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// userRBACPrefix names the ClusterRoles and ClusterRoleBindings the harness
+// userRBACPrefix names the ClusterRoles and ClusterRoleBindings AddUser
 // creates for users.
 const userRBACPrefix = "kubesync-harness:user:"
 

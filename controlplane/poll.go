@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 )
 
-// pollInterval is how often the harness re-checks a condition it waits for.
+// pollInterval is how often the package re-checks a condition it waits for.
 const pollInterval = 100 * time.Millisecond
 
 // stopPolling is an error of a condition that ends the polling at once.

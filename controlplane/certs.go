@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// certValidity is how long the harness's certificates are valid: longer than any
+// certValidity is how long the control plane's certificates are valid: longer than any
 // control plane runs.
 const certValidity = 7 * 24 * time.Hour
 

@@ -1,4 +1,4 @@
-package harness
+package controlplane
 
 import (
 	"context"
@@ -18,26 +18,33 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
-
-	"github.com/kubesync/kubesync/internal/controlplane"
 )
 
 // errCut is the cause given to the upstream request of a stream the proxy cut.
-var errCut = errors.New("cut by harness proxy")
+var errCut = errors.New("cut by the proxy")
 
 // Proxy is a fault-injecting reverse proxy in front of a ControlPlane's
 // apiserver: plain HTTP on a random loopback port, forwarding every request as
 // the admin (see WithProxyUser). It streams watches as they come, and it
 // follows the apiserver across restarts. Its methods are safe for concurrent use.
 //
-// Faults apply per resource, named by API group ("" for the core group) and
-// plural, the way the apiserver parses request paths:
+// Three faults take the whole apiserver away and back, as a client meets it
+// gone:
+//   - RefuseConnections: refused, as a stopped apiserver (connections closed,
+//     new ones refused);
+//   - StallAll: held silent, as behind a partition (connections stay open,
+//     nothing goes through either way, no error);
+//   - CutAll: cut, as a broken link (every connection dropped at once; new
+//     ones go through).
+//
+// The others are finer, most of them per resource, named by API group ("" for
+// the core group) and plural, the way the apiserver parses request paths:
 //   - Cut drops the open requests (watches included) of one resource;
 //   - Refuse makes new requests of one resource fail with 503 until Allow;
 //   - ExpireWatches makes its watches fail with 410 until Allow;
 //   - Blackhole drops everything open and holds new requests unanswered;
-//   - Stall (one resource) and StallAll (everything) keep connections open but
-//     forward nothing, in either direction, until Unstall: a stuck middlebox;
+//   - Stall keeps its connections open but forwards nothing, in either
+//     direction, until Unstall: a stuck middlebox;
 //   - StallOpen and StallOpenAll do so for good to the connections open now,
 //     while new ones go through: half-open connections;
 //   - Throttle caps the bandwidth of one resource's responses.
@@ -46,13 +53,15 @@ var errCut = errors.New("cut by harness proxy")
 // watch has a connection of its own, and no HTTP/2 health check can notice a
 // stalled one, as through most real proxies.
 type Proxy struct {
-	cp       *controlplane.ControlPlane
-	listener net.Listener
-	server   *http.Server
-	rp       *httputil.ReverseProxy
-	observe  func(*http.Request) // nil unless WithProxyRequestObserver
+	cp      *ControlPlane
+	addr    string // host:port, kept while RefuseConnections holds
+	server  *http.Server
+	rp      *httputil.ReverseProxy
+	observe func(*http.Request) // nil unless WithProxyRequestObserver
 
 	mu        sync.Mutex
+	listener  *connListener // nil while RefuseConnections holds
+	conns     map[net.Conn]struct{}
 	streams   map[*stream]struct{}
 	refused   map[schema.GroupResource]bool
 	expired   map[schema.GroupResource]bool
@@ -109,7 +118,7 @@ func WithProxyUser(user *rest.Config) ProxyOption {
 }
 
 // NewProxy starts a Proxy in front of cp's apiserver. Close it when done.
-func NewProxy(cp *controlplane.ControlPlane, opts ...ProxyOption) (*Proxy, error) {
+func NewProxy(cp *ControlPlane, opts ...ProxyOption) (*Proxy, error) {
 	o := proxyOptions{errorLog: log.New(io.Discard, "", 0)}
 	for _, opt := range opts {
 		opt(&o)
@@ -129,7 +138,8 @@ func NewProxy(cp *controlplane.ControlPlane, opts ...ProxyOption) (*Proxy, error
 	p := &Proxy{
 		cp:        cp,
 		observe:   o.observe,
-		listener:  l,
+		addr:      l.Addr().String(),
+		conns:     map[net.Conn]struct{}{},
 		streams:   map[*stream]struct{}{},
 		refused:   map[schema.GroupResource]bool{},
 		expired:   map[schema.GroupResource]bool{},
@@ -158,14 +168,16 @@ func NewProxy(cp *controlplane.ControlPlane, opts ...ProxyOption) (*Proxy, error
 		ErrorLog:          o.errorLog,
 		ReadHeaderTimeout: 10 * time.Second,
 		Protocols:         &protocols,
+		ConnState:         p.connState,
 	}
-	go func() { _ = p.server.Serve(l) }()
+	p.listener = &connListener{Listener: l, p: p}
+	go p.serve(p.listener)
 	return p, nil
 }
 
 // URL returns the proxy's base URL, http://127.0.0.1:PORT.
 func (p *Proxy) URL() string {
-	return "http://" + p.listener.Addr().String()
+	return "http://" + p.addr
 }
 
 // Config returns a rest.Config that reaches the apiserver through the proxy,
@@ -185,9 +197,7 @@ func (p *Proxy) Close() error {
 	p.closed = true
 	p.endBlackholeLocked()
 	p.stalls.endAll()
-	for s := range p.streams {
-		s.cancel(errCut)
-	}
+	p.cutLocked(func(*stream) bool { return true })
 	p.mu.Unlock()
 	if err := p.server.Close(); err != nil {
 		return fmt.Errorf("closing proxy: %w", err)
@@ -213,7 +223,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// Go's HTTP/1 server hands an h2 preface ("PRI * HTTP/2.0") to the
 		// handler: turn it away.
 		p.mu.Unlock()
-		writeStatus(w, http.StatusHTTPVersionNotSupported, metav1.StatusReasonBadRequest, "the harness proxy speaks HTTP/1.1 only")
+		writeStatus(w, http.StatusHTTPVersionNotSupported, metav1.StatusReasonBadRequest, "the proxy speaks HTTP/1.1 only")
 		return
 	}
 	if hole := p.blackhole; hole != nil {
@@ -227,13 +237,13 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if info.Resource != "" && p.refused[gr] {
 		p.mu.Unlock()
 		writeStatus(w, http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable,
-			fmt.Sprintf("the harness proxy refuses requests for %s", gr))
+			fmt.Sprintf("the proxy refuses requests for %s", gr))
 		return
 	}
 	if info.Verb == "watch" && p.expired[gr] && !sendsInitialEvents(r) {
 		p.mu.Unlock()
 		writeStatus(w, http.StatusGone, metav1.StatusReasonExpired,
-			fmt.Sprintf("the harness proxy expires watches of %s", gr))
+			fmt.Sprintf("the proxy expires watches of %s", gr))
 		return
 	}
 	ctx, cancel := context.WithCancelCause(r.Context())
@@ -271,8 +281,8 @@ func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error)
 	if errors.Is(context.Cause(r.Context()), errCut) {
 		return
 	}
-	p.rp.ErrorLog.Printf("harness proxy: %s %s: %v", r.Method, r.URL.Path, err)
-	writeStatus(w, http.StatusBadGateway, metav1.StatusReasonUnknown, "the harness proxy cannot reach the apiserver: "+err.Error())
+	p.rp.ErrorLog.Printf("proxy: %s %s: %v", r.Method, r.URL.Path, err)
+	writeStatus(w, http.StatusBadGateway, metav1.StatusReasonUnknown, "the proxy cannot reach the apiserver: "+err.Error())
 }
 
 // Requests returns how many requests of verb (get, list, watch, create, update,

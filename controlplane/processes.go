@@ -110,7 +110,7 @@ func (cp *ControlPlane) startEtcd(ctx context.Context) error {
 }
 
 // apiServerArgs are the flags of a kube-apiserver on port that reaches etcd
-// at etcd: those the harness needs to serve on loopback with the control
+// at etcd: those it needs to serve on loopback with the control
 // plane's certificates, then the options'.
 func (cp *ControlPlane) apiServerArgs(port int, etcd *url.URL, certDir string) []string {
 	base := []flag{

@@ -38,7 +38,7 @@ const (
 func AssetsDir(ctx context.Context) (string, error) {
 	if dir := os.Getenv(assetsEnv); dir != "" {
 		if err := checkAssets(dir); err != nil {
-			return "", fmt.Errorf("$%s: %w", assetsEnv, err)
+			return "", fmt.Errorf("$%s: %w (%s builds the pinned ones and prints their folder)", assetsEnv, err, buildHint)
 		}
 		return dir, nil
 	}
@@ -48,10 +48,11 @@ func AssetsDir(ctx context.Context) (string, error) {
 	}
 	root, err := findModuleRoot(wd, modulePath)
 	if err != nil {
-		if dir, ok := cachedAssets(); ok {
+		cache, dir, ok := cachedAssets()
+		if ok {
 			return dir, nil
 		}
-		return "", errNoAssets
+		return "", noAssets(cache)
 	}
 	unlock, err := lockFile(ctx, filepath.Join(os.TempDir(), "kubesync-controlplane-build.lock"))
 	if err != nil {
@@ -61,30 +62,38 @@ func AssetsDir(ctx context.Context) (string, error) {
 	return runBuildScript(ctx, filepath.Join(root, buildScript))
 }
 
-// errNoAssets tells a user outside the repository what to do.
-var errNoAssets = errors.New("no etcd and kube-apiserver binaries found: set " + assetsEnv +
-	" to a folder holding them (\"make controlplane\" in a kubesync checkout builds them and prints the folder)")
+// buildHint names the command that builds the pinned binaries.
+const buildHint = "\"make controlplane\" (" + buildScript + ") in a kubesync checkout"
 
-// cachedAssets returns the newest folder that build.sh filled, under
-// ${KUBESYNC_CACHE:-${XDG_CACHE_HOME:-~/.cache}/kubesync}/controlplane, as it
-// names them. It only reads: nothing is created.
-func cachedAssets() (string, bool) {
+// noAssets tells a user outside the repository, in one line, where the
+// binaries were looked for and what to do.
+func noAssets(cache string) error {
+	return fmt.Errorf("no etcd and kube-apiserver binaries found: %s is not set and %s holds no build; "+
+		"run %s, which builds the pinned ones there, or set %s to a folder holding them",
+		assetsEnv, cache, buildHint, assetsEnv)
+}
+
+// cachedAssets returns the folder build.sh fills,
+// ${KUBESYNC_CACHE:-${XDG_CACHE_HOME:-~/.cache}/kubesync}/controlplane, and the
+// newest build in it, as build.sh names them. It only reads: nothing is created.
+func cachedAssets() (cache, dir string, ok bool) {
 	root := os.Getenv("KUBESYNC_CACHE")
 	if root == "" {
-		cache, err := os.UserCacheDir()
+		userCache, err := os.UserCacheDir()
 		if err != nil {
-			return "", false
+			return "the kubesync cache folder", "", false
 		}
-		root = filepath.Join(cache, "kubesync")
+		root = filepath.Join(userCache, "kubesync")
 	}
-	dirs, _ := filepath.Glob(filepath.Join(root, "controlplane", "k8s-*_etcd-*"))
+	cache = filepath.Join(root, "controlplane")
+	dirs, _ := filepath.Glob(filepath.Join(cache, "k8s-*_etcd-*"))
 	sort.Sort(sort.Reverse(sort.StringSlice(dirs)))
 	for _, d := range dirs {
 		if checkAssets(d) == nil {
-			return d, true
+			return cache, d, true
 		}
 	}
-	return "", false
+	return cache, "", false
 }
 
 // runBuildScript runs script and returns the folder it printed last. The

@@ -48,7 +48,7 @@ func WithCRDs(crds ...*apiextensionsv1.CustomResourceDefinition) Option {
 }
 
 // WithAPIServerFlag sets a kube-apiserver flag (name without the leading
-// dashes), replacing the harness's default for it. Several values make the flag
+// dashes), replacing the control plane's default for it. Several values make the flag
 // repeat.
 func WithAPIServerFlag(name string, values ...string) Option {
 	return func(o *options) { o.flags = append(o.flags, flag{name: name, values: values}) }
@@ -80,7 +80,7 @@ func WithProcessTimeouts(start, stop time.Duration) Option {
 	}
 }
 
-// apiServerFlags returns the flags the harness sets, in order; later entries
+// apiServerFlags returns the flags the control plane sets, in order; later entries
 // (the caller's) replace earlier ones of the same name.
 func (o *options) apiServerFlags() []flag {
 	flags := []flag{

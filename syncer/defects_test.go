@@ -1,0 +1,174 @@
+package syncer
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubesync/kubesync/resources"
+)
+
+// Interleavings the loop must get right, each played event by event (stepper).
+var _ = Describe("The loop's orders of events", func() {
+	gone := apierrors.NewResourceExpired("too old")
+
+	It("relists a label-selected type in full, as a GET carries no selector", func() {
+		selected := stepType("apps", func(t *resources.Type) { t.LabelSelector = "app=x" })
+		st := newStepper([]resources.Type{selected, stepType("bees")})
+		st.start()
+		for i, t := range st.s.types {
+			st.listed(i, "5", obj(t.t, "x", "5"))
+			st.play(i, event{kind: evError, rv: "5", err: gone})
+		}
+		Expect(st.last(0).p.list).To(BeTrue())
+		Expect(st.last(0).p.metaFirst).To(BeFalse(), "a selected type's relist must not GET")
+		Expect(st.last(1).p.metaFirst).To(BeTrue(), "an unselected type still relists metadata first")
+	})
+
+	It("reads consistently after a first stream delivered and broke", func() {
+		st := newStepper([]resources.Type{stepType("apps")}, WithInitialList(Auto))
+		st.start()
+		Expect(st.last(0).w.firstRead).To(BeTrue(), "a first stream reads the cache as it is")
+		st.play(0, event{kind: evInitStart}, event{kind: evInitApply, objs: []object{obj(st.s.types[0].t, "x", "10")}},
+			event{kind: evError, err: errStreamEnded, stream: true})
+		Expect(st.last(0).p.list).To(BeTrue())
+		Expect(st.last(0).w.firstRead).To(BeFalse(), "x was delivered at 10: the retry must not read an older cache")
+	})
+
+	It("writes no revision of another cluster's objects once the cluster turns out to differ", func() {
+		types := []resources.Type{stepType("apps"), stepType("bees")}
+		st := newStepper(types).withCheckpoint(&Persisted{Types: map[string]*PersistedType{
+			"apps": {Revision: "5"}, "bees": {Revision: "5"},
+		}})
+		st.start()
+		st.cp.confirmed = "old"
+		st.s.confirm(st.ctx, identified{cluster: "new", resumed: true})
+		for i := range types {
+			Expect(st.last(i).p.list).To(BeTrue(), "every type relists at once")
+		}
+		// bees' watcher answers before its relist completes.
+		st.play(1, event{kind: evInitStart}, event{kind: evDelete, objs: []object{obj(types[1], "y", "9")}, rv: "9"},
+			event{kind: evBookmark, rv: "10"})
+		Expect(st.cp.revision("bees")).To(BeEmpty(), "a revision beside the old cluster's objects resumes them")
+		st.play(1, event{kind: evInitDone, rv: "11"})
+		Expect(st.cp.revision("bees")).To(Equal("11"))
+		Expect(st.cp.revision("apps")).To(BeEmpty())
+	})
+
+	It("keeps a relist's revision out of the checkpoint until the relist's bookmark", func() {
+		t := stepType("apps")
+		st := newStepper([]resources.Type{t}, WithInitialList(Auto)).withCheckpoint(&Persisted{Types: map[string]*PersistedType{}})
+		st.start()
+		st.play(0, event{kind: evInitStart}, event{kind: evInitApply, objs: []object{obj(t, "x", "4")}}, event{kind: evInitDone, rv: "5"})
+		Expect(st.cp.revision("apps")).To(Equal("5"))
+		st.play(0, event{kind: evError, rv: "5", err: gone}, event{kind: evInitStart},
+			event{kind: evDelete, objs: []object{obj(t, "z", "7")}, rv: "7"}, event{kind: evBookmark, rv: "8"})
+		Expect(st.cp.revision("apps")).To(Equal("5"), "x is still in the file: a restart from 8 keeps it for good")
+		Expect(st.s.types[0].lastRV).To(Equal("5"))
+		st.play(0, event{kind: evInitDone, rv: "9"})
+		Expect(st.cp.revision("apps")).To(Equal("9"))
+	})
+
+	It("keeps streaming when a metadata-first relist's GET times out or is refused", func() {
+		t := stepType("apps")
+		st := newStepper([]resources.Type{t}, WithInitialList(Auto))
+		st.start()
+		st.listed(0, "5", obj(t, "x", "5"))
+		forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "apps"}, "x", errors.New("no"))
+		for _, err := range []error{errNoProgress, forbidden} {
+			st.play(0, event{kind: evError, rv: "5", err: gone})
+			Expect(st.last(0).p.metaFirst).To(BeTrue())
+			st.play(0, event{kind: evError, err: err})
+			Expect(st.s.types[0].initial.strategy).To(Equal(WatchList), "%v came from a GET, not a stream", err)
+			st.listed(0, "6", obj(t, "x", "5"))
+		}
+		st.play(0, event{kind: evError, rv: "6", err: gone}, event{kind: evError, err: errNoProgress, stream: true})
+		Expect(st.s.types[0].initial.strategy).To(Equal(Paged), "a stalled stream still makes Auto page")
+	})
+
+	It("does not announce a resumed snapshot that lacks a required type", func() {
+		types := []resources.Type{stepType("apps"), stepType("bees")}
+		snap := func() *Persisted { return &Persisted{Types: map[string]*PersistedType{"apps": {Revision: "5"}}} }
+		whole := newStepper(types).withCheckpoint(snap())
+		whole.start()
+		Expect(whole.resumed()).To(BeTrue())
+		lacking := newStepper(types, WithRequired("bees")).withCheckpoint(snap())
+		lacking.start()
+		Expect(lacking.resumed()).To(BeFalse(), "bees is required and was not in the checkpoint")
+	})
+
+	It("pages after streams the server fails three times, not after an unreachable server", func() {
+		internal := apierrors.NewInternalError(errors.New("boom"))
+		unavailable := apierrors.NewGenericServerResponse(http.StatusServiceUnavailable, "get", schema.GroupResource{}, "", "", 0, true)
+		for _, c := range []struct {
+			err  error
+			want InitialList
+		}{{internal, Paged}, {unavailable, WatchList}, {errors.New("connection refused"), WatchList}} {
+			st := newStepper([]resources.Type{stepType("apps")}, WithInitialList(Auto))
+			st.start()
+			for range streamEndsToFallBack {
+				st.play(0, event{kind: evError, err: c.err, stream: true})
+			}
+			Expect(st.s.types[0].initial.strategy).To(Equal(c.want), "after %v", c.err)
+		}
+	})
+
+	It("returns ErrStopped from Run once Start's context has ended", func() {
+		st := newStepper([]resources.Type{stepType("apps")})
+		ctx, cancel := context.WithCancel(context.Background())
+		st.s.cfg.spawn = nil
+		st.s.cfg.listerWatcher = nil
+		cancel()
+		st.s.Start(ctx)
+		st.s.Wait()
+		Expect(st.s.Run(context.Background())).To(MatchError(ErrStopped))
+	})
+})
+
+// pagesLW serves a paged list whose pages name the revisions given.
+type pagesLW struct {
+	cache.ListerWatcherWithContext
+	revisions []string
+}
+
+func (p pagesLW) ListWithContext(_ context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	i := 0
+	if opts.Continue != "" {
+		i, _ = strconv.Atoi(opts.Continue)
+	}
+	list := &unstructured.UnstructuredList{Object: map[string]any{}}
+	list.SetResourceVersion(p.revisions[i])
+	if i+1 < len(p.revisions) {
+		list.SetContinue(strconv.Itoa(i + 1))
+	}
+	return list, nil
+}
+
+var _ = Describe("A paged list", func() {
+	list := func(revisions ...string) (string, error) {
+		cfg := defaults()
+		events := make(chan event, 16)
+		w := &watcher{t: stepType("apps"), lw: pagesLW{revisions: revisions}, cfg: &cfg, events: events}
+		return w.pagedList(context.Background())
+	}
+
+	It("completes at the revision its pages share", func() {
+		Expect(list("7", "7", "7")).To(Equal("7"))
+	})
+
+	It("fails when a continuation answers from another snapshot", func() {
+		_, err := list("7", "7", "9")
+		Expect(err).To(MatchError(errPagesDiffer))
+	})
+})
