@@ -142,19 +142,19 @@ type simLife struct {
 	consumer *simConsumer
 	watchers []*simWatcher
 	// The identity's reads: the first answers at once; later ones (confirmLater)
-	// wait for the simulator, as do its timers and the Relist calls it makes.
-	first      simAnswer
-	answers    chan simAnswer
-	timers     chan *simTimer
-	idState    simIDState
-	relistsDue int
-	resumed    bool
-	foreign    bool // resumed another cluster's checkpoint while the identity is unknown
-	types      []simTypeLife
+	// wait for the simulator, as do its timers and its answer to the loop.
+	first   simAnswer
+	answers chan simAnswer
+	timers  chan *simTimer
+	idState simIDState
+	foreign bool // resumed another cluster's checkpoint while the identity is unknown
+	types   []simTypeLife
 	// What the report's classification of a breach looks at (simDefect).
 	confirmedOther bool // the identity, read late, was another cluster's
-	proxied        bool // a continue page was served at a newer revision
-	firstRetry     bool // a type's first stream was retried at resourceVersion 0
+	// proxied, proxiedMeta: a continue page of a type's paged list, or of its
+	// metadata list, was served at a newer revision.
+	proxied, proxiedMeta []bool
+	firstRetry           bool // a type's first stream was retried at resourceVersion 0
 }
 
 type simAnswer struct {
@@ -167,7 +167,7 @@ type simIDState uint8
 const (
 	idIdle    simIDState = iota
 	idTimer              // confirmLater waits for its timer
-	idRelists            // confirmLater calls Relist for each type
+	idConfirm            // confirmLater hands the identity it read to the loop
 )
 
 var errSimIdentity = errors.New("dial tcp: connection refused")
@@ -296,7 +296,8 @@ func (r *simRun) startLife() {
 		r.cluster = r.newCluster()
 	}
 	l := &simLife{done: make(chan struct{}), answers: make(chan simAnswer), timers: make(chan *simTimer),
-		types: make([]simTypeLife, len(r.types)), watchers: make([]*simWatcher, len(r.types))}
+		types: make([]simTypeLife, len(r.types)), watchers: make([]*simWatcher, len(r.types)),
+		proxied: make([]bool, len(r.types)), proxiedMeta: make([]bool, len(r.types))}
 	l.ctx, l.cancel = context.WithCancel(context.Background())
 	l.first = simAnswer{uid: r.cluster.UID}
 	if r.fx.idUnknown {
@@ -316,9 +317,6 @@ func (r *simRun) startLife() {
 		s.ckpt.server = "https://sim"
 		s.ckpt.identity = r.identityReader(l)
 	}
-	s.mu.Lock()
-	s.started = true // Relist, from the identity's goroutine, needs it
-	s.mu.Unlock()
 	l.s, l.h = s, s.handlers()
 	r.life = l
 	r.tracef("life %d starts (cluster %.8s, identity %v)", r.lives, r.cluster.UID, l.first.err)
@@ -341,7 +339,6 @@ func (r *simRun) afterResume(l *simLife) {
 	if l.s.ckpt == nil {
 		return
 	}
-	l.resumed = l.store.snapshot // confirmLater relists only then
 	switch {
 	case l.store.snapshot && l.first.err == nil:
 		<-l.store.confirmed // Confirm ran in resume itself
@@ -398,8 +395,8 @@ func (r *simRun) identityReader(l *simLife) identity.Reader {
 }
 
 // identityStep moves the identity's goroutine one rendezvous on: its timer
-// fires and the read answers (unknown again, or the cluster's UID, which it
-// confirms), or one of the Relist calls a refused confirmation makes is served.
+// fires and the read answers (unknown again, or the cluster's UID), or the
+// loop takes the identity it read and confirms it (Syncer.confirm).
 func (r *simRun) identityStep(unknownAgain bool) {
 	l := r.life
 	switch l.idState {
@@ -411,19 +408,16 @@ func (r *simRun) identityStep(unknownAgain bool) {
 			return
 		}
 		l.answers <- simAnswer{uid: r.cluster.UID}
+		l.idState = idConfirm
+	case idConfirm:
+		// Syncer.run's arm for the identity read after the start.
+		id := <-l.s.identities
+		l.s.confirm(l.ctx, id)
 		ok := <-l.store.confirmed
 		r.confirmedOther = r.confirmedOther || !ok
-		r.tracef("identity read: %.8s, confirmed %t", r.cluster.UID, ok)
+		r.tracef("identity read: %.8s, confirmed %t", id.cluster, ok)
 		l.idState = idIdle
-		if !ok && l.resumed {
-			l.idState, l.relistsDue = idRelists, len(r.types)
-		}
-	case idRelists:
-		req := <-l.s.relists
-		r.relistArm(req)
-		if l.relistsDue--; l.relistsDue == 0 {
-			l.idState = idIdle
-		}
+		r.reportStatus()
 	}
 }
 
@@ -489,6 +483,7 @@ func (r *simRun) handle(sw *simWatcher, ev event) {
 			l.s.noteRevision(ts, o.rev)
 		}
 	}
+	r.noteStream(sw, ev)
 	r.afterHandle(ts, ev, before)
 	r.doing = ""
 	r.reportStatus()
@@ -672,7 +667,7 @@ func (t *simTimer) Reset(time.Duration) bool { return true }
 // describe names an event for the trace.
 func describe(ev event) string {
 	names := [...]string{"InitStart", "InitApply", "InitDone", "WatchOpened", "Apply", "Delete", "Bookmark",
-		"WatchEnded", "Error", "Fenced", "FenceFailed"}
+		"WatchEnded", "Error", "Fenced", "FenceFailed", "FullOnly"}
 	s := names[ev.kind]
 	for _, o := range ev.objs {
 		s += " " + o.id + "@" + o.rev
@@ -689,9 +684,12 @@ func describe(ev event) string {
 	return s
 }
 
-// classify names the defect of the issue (1 to 7, and 8 for the held batch's
-// Deleted of a UID the consumer never saw) that the context of a breach shows,
-// 0 if none: what the report and the regression cases are filed under.
+// classify names the defect that the context of a breach shows, 0 if none:
+// what the report and the regression cases are filed under. 1 to 7 are the
+// issue's; beyond them, 8: a relist's held batch deletes a UID the consumer
+// never saw; 9: a metadata list's pages from different revisions; 10: a relist
+// after a cluster change takes an object at the same name and revision, but
+// another UID, for unchanged.
 func (r *simRun) classify(rule simRule, msg string) int {
 	l := r.life
 	switch rule {
@@ -727,15 +725,26 @@ func (r *simRun) classifyState(l *simLife, rule simRule, msg string) int {
 			return 1
 		}
 	}
+	about := func(i int) bool {
+		return strings.Contains(msg, "checkpoint of "+r.types[i].Name+" ") || strings.Contains(msg, r.types[i].Kind+"/")
+	}
+	for i := range r.types {
+		switch {
+		case l.proxiedMeta[i] && about(i):
+			return 9
+		case l.proxied[i] && about(i):
+			return 7
+		}
+	}
 	switch {
-	case r.confirmedOther:
-		return 3
+	case strings.Contains(msg, "same revision, another UID"):
+		return 10
 	case rule == ruleCheckpointAhead && !strings.Contains(msg, "pending none") &&
 		(strings.Contains(msg, "handling Delete") || strings.Contains(msg, "handling Bookmark") ||
 			strings.Contains(msg, "handling Apply")):
 		return 4
-	case l.proxied:
-		return 7
+	case r.confirmedOther:
+		return 3
 	case r.revDuringList:
 		return 4
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesync/kubesync/internal/bounds"
@@ -245,16 +247,38 @@ func (r *simRun) checkStreamFails(idx int) {
 	}
 }
 
-// streamFailed counts a streaming list's failure on the server's side: not a
-// refusal (403, 401, 404: rule 9), an expired revision, or a server that is
-// behind or busy (504, 429: a reason to wait).
-func (sw *simWatcher) streamFailed(err error) {
+// noteStream notes, for the oracle, a failed stream the loop handled: one the
+// server refused, stalled or cut (only that may make an Auto type page for
+// good), and whether it counts toward giving streams up (streamCounts).
+func (r *simRun) noteStream(sw *simWatcher, ev event) {
+	lt := &r.life.types[sw.idx]
 	switch {
-	case FailureOf(err) != NoFailure, apierrors.IsResourceExpired(err), apierrors.IsGone(err),
-		tooLargeRevision(err), apierrors.IsTooManyRequests(err), errors.Is(err, errWatchListUnsupported):
-		return
+	case ev.kind == evError && ev.stream:
+		lt.streamFault = true
+		if streamCounts(ev.err) {
+			lt.streamFails++
+		}
+	case ev.kind == evFenceFailed && !sw.p.fenceByList:
+		lt.streamFault = true
 	}
-	sw.l.types[sw.idx].streamFails++
+}
+
+// streamCounts: a streaming list's failure on the server's side: one
+// that ended before its initial events, or an answer of the server's (a 500)
+// that no other rule covers; not a refusal (403, 401, 404: rule 9), an
+// expired revision, a server behind or busy (504, 429, 503: a reason to
+// wait), nor a connection that broke (the server said nothing of streams).
+func streamCounts(err error) bool {
+	var status apierrors.APIStatus
+	switch {
+	case errors.Is(err, errStreamEnded):
+		return true
+	case !errors.As(err, &status), FailureOf(err) != NoFailure, apierrors.IsResourceExpired(err),
+		apierrors.IsGone(err), tooLargeRevision(err), apierrors.IsTooManyRequests(err),
+		apierrors.IsServiceUnavailable(err), errors.Is(err, errWatchListUnsupported):
+		return false
+	}
+	return true
 }
 
 // notePlan checks a new watcher generation against the request bound: within
@@ -321,7 +345,13 @@ func (r *simRun) checkFile() {
 			if rev > R {
 				continue
 			}
-			if o, ok := rr.Get(id, R); !ok || o.Rev != rev || !r.sels[i].Matches(o) {
+			o, ok := rr.Get(id, R)
+			if ok && o.Rev == rev && string(uidOf(ft.objs[id].obj)) != o.UID {
+				r.violate(ruleCheckpointAhead, "the checkpoint of %s at revision %d holds %s@%d of UID %s; the cluster "+
+					"holds it at the same revision, another UID %s", t.Name, R, id, rev, uidOf(ft.objs[id].obj), o.UID)
+				return
+			}
+			if !ok || o.Rev != rev || !r.sels[i].Matches(o) {
 				r.violate(ruleCheckpointAhead, "the checkpoint of %s at revision %d holds %s@%d, which the cluster does not hold at %d (%v); "+
 					"the revision was noted handling %s", t.Name, R, id, rev, R, describeAt(o, ok), ft.by)
 				return
@@ -369,6 +399,8 @@ func (r *simRun) diff() string {
 		switch {
 		case !ok:
 			return fmt.Sprintf("%v@%d is missing", k, want[k].Rev)
+		case h.Rev == want[k].Rev && h.UID != want[k].UID:
+			return fmt.Sprintf("%v is stale: %+v, the server has the same revision, another UID %s", k, h, want[k].UID)
 		case h != want[k]:
 			return fmt.Sprintf("%v is stale: %+v, the server has %+v", k, h, want[k])
 		}
@@ -451,4 +483,12 @@ func (r *simRun) final() {
 	if l.s.ckpt != nil && l.s.ckpt.open && l.store.flush() {
 		r.checkFile()
 	}
+}
+
+func uidOf(obj runtime.Object) types.UID {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return ""
+	}
+	return m.GetUID()
 }

@@ -93,15 +93,14 @@ func (sw *simWatcher) openStream() {
 	i, srv := sw.server()
 	r.checkStreamFails(sw.idx)
 	if err := sw.streamRefusal(i); err != nil {
-		sw.streamFailed(err)
-		sw.fail(event{err: err})
+		sw.fail(event{err: err, stream: true}) // session: the opening of a streaming list
 		return
 	}
 	rv0 := srv.Cached(sw.res)
 	var errNext error
 	if !sw.w.firstRead {
 		if rv, err := sw.consistent(i, srv); err != nil && apierrors.IsTooManyRequests(err) {
-			sw.fail(event{err: err})
+			sw.fail(event{err: err, stream: true})
 			return
 		} else if err != nil {
 			errNext = err // the watch cache's error watcher: opened, then the error
@@ -197,9 +196,6 @@ func (st *simStream) advance() {
 		if st.silent {
 			r.fire(fSilent)
 		}
-		if st.initial {
-			sw.streamFault()
-		}
 		st.fail(fmt.Errorf("%w (%s): %w", errNoProgress, st.timeout, context.Canceled))
 	case st.errNext != nil:
 		err := st.errNext
@@ -275,7 +271,6 @@ func (st *simStream) cut() {
 	r := st.sw.r
 	if st.initial {
 		r.fire(fCutInitial)
-		st.sw.streamFault()
 		st.fail(errStreamEnded)
 		return
 	}
@@ -290,7 +285,6 @@ func (st *simStream) cut() {
 // end is the server's end of the stream (its timeoutSeconds).
 func (st *simStream) end() {
 	if st.initial {
-		st.sw.streamFault()
 		st.fail(errStreamEnded)
 		return
 	}
@@ -304,7 +298,6 @@ func (st *simStream) fail(err error) {
 	sw := st.sw
 	healthy := sw.w.healthy(sw.r.clk.Since(st.watching), sw.w.listed || st.answered, err)
 	if st.initial {
-		sw.streamFailed(err)
 	}
-	sw.fail(event{rv: st.rv, err: err, healthy: healthy})
+	sw.fail(event{rv: st.rv, err: err, healthy: healthy, stream: st.initial})
 }

@@ -28,8 +28,9 @@ import (
 //   - begin: watcher.run's choice of path (metadata first, stream, fence,
 //     paged list, watch), after the plan's delay (watcher.sleep);
 //   - metaPage, getOne, metaDone: watcher.metaRelist (metaList, fetch, get,
-//     handOn; judge is not modelled: sizes are not), relistMetaFirst, and
-//     fullOnSurprise's fall to a full list in the same watcher;
+//     handOn, evFullOnly on a refused GET; pays is not modelled: sizes are
+//     not), relistMetaFirst, and fullOnSurprise's fall to a full list in the
+//     same watcher;
 //   - page: watcher.pagedList (first page consistent, continue pages at its
 //     revision, the last page's revision taken);
 //   - fence: watcher.fenceThenWatch, fence and fenceByList;
@@ -54,8 +55,10 @@ type simWatcher struct {
 	out   []event   // sent to the loop in order, one per step
 	// full: the metadata-first relist gave way to a full list (fullOnSurprise).
 	full bool
-	// A list under way: its revision, the last id read, the ids listed.
+	// A list under way: its revision (and its first page's), the last id read,
+	// the ids listed.
 	listRV  int64
+	firstRV int64
 	after   string
 	pages   int
 	listed  int
@@ -266,7 +269,11 @@ func (sw *simWatcher) listPage() ([]sim.Object, bool, error) {
 	} else if r.fx.proxyNewer[sw.idx] {
 		r.fx.proxyNewer[sw.idx] = false
 		r.fire(fProxyNewer)
-		sw.l.proxied = true
+		if sw.p.metaFirst && !sw.full {
+			sw.l.proxiedMeta[sw.idx] = true
+		} else {
+			sw.l.proxied[sw.idx] = true
+		}
 		r.tracef("%s: a proxy serves a continue page at %d, not %d", sw.ts.t.Name, r.cluster.Rev(), sw.listRV)
 		sw.listRV = r.cluster.Rev() // a proxy that served this page from another snapshot
 	}
@@ -285,7 +292,8 @@ func (sw *simWatcher) listPage() ([]sim.Object, bool, error) {
 	return page, more, nil
 }
 
-// page is one page of watcher.pagedList.
+// page is one page of watcher.pagedList, which fails a page of another
+// revision than the first's (errPagesDiffer).
 func (sw *simWatcher) page() {
 	first := sw.pages == 0
 	if err, ok := sw.slow(); ok {
@@ -295,6 +303,13 @@ func (sw *simWatcher) page() {
 	items, more, err := sw.listPage()
 	if err != nil {
 		sw.fail(event{err: err})
+		return
+	}
+	if first {
+		sw.firstRV = sw.listRV
+	} else if sw.listRV != sw.firstRV {
+		sw.fail(event{err: fmt.Errorf("%w: a page at revision %q after one at %q", errPagesDiffer,
+			strconv.FormatInt(sw.listRV, 10), strconv.FormatInt(sw.firstRV, 10))})
 		return
 	}
 	if first {
@@ -394,7 +409,7 @@ func (sw *simWatcher) getOne() {
 		case apierrors.IsNotFound(err):
 			sw.metaFailed(fmt.Errorf("%w: %s is gone", errFullRelist, m.ID()))
 		case apierrors.IsForbidden(err):
-			sw.w.fullOnly.Store(true)
+			sw.send(event{kind: evFullOnly}) // metaRelist: decided by the first answer
 			sw.metaFailed(fmt.Errorf("%w: %w", errGetRefused, err))
 		default:
 			sw.metaFailed(err)
@@ -470,13 +485,11 @@ func (sw *simWatcher) fenceRead() (int64, error) {
 		r.fire(fSilent)
 		d := sw.w.cfg.initialEventsTimeout
 		sw.at = r.clk.Now().Add(d)
-		sw.streamFault()
 		return 0, fmt.Errorf("%w (%s): %w", errNoProgress, d, context.Canceled)
 	}
 	if r.fx.cutInitial[sw.idx] >= 0 {
 		r.fx.cutInitial[sw.idx] = -1
 		r.fire(fCutInitial)
-		sw.streamFault()
 		return 0, errStreamEnded
 	}
 	rv, err := sw.consistent(i, srv)
@@ -496,15 +509,8 @@ func (sw *simWatcher) streamRefusal(i int) error {
 	if err == nil {
 		return nil
 	}
-	if apierrors.IsBadRequest(err) || FailureOf(err) == Forbidden || apierrors.IsInternalError(err) {
-		sw.streamFault()
-	}
 	return refusedStream(err)
 }
-
-// streamFault notes, for the oracle, that the server refused, stalled or cut
-// one of the type's streams: only that may make an Auto type page for good.
-func (sw *simWatcher) streamFault() { sw.l.types[sw.idx].streamFault = true }
 
 // convert is what the watcher makes of an object it read (watcher.convert):
 // the model's object as the typed object a client decodes.
