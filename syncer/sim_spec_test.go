@@ -1,0 +1,178 @@
+package syncer_test
+
+import (
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubesync/kubesync/resources"
+	"github.com/kubesync/kubesync/snapshot"
+	"github.com/kubesync/kubesync/syncer"
+)
+
+// The simulator's seeds in make test: a few thousand steps each.
+const (
+	simSuiteSeeds = 150
+	simSuiteSteps = 2500
+)
+
+// simOpenDefects are the defects the simulator found that are not fixed yet
+// (simOpenCases): a suite seed that breaks a rule as one of them is reported,
+// not failed. A breach of any other kind fails.
+var simOpenDefects = []int{8, 9, 10}
+
+var simRegressions = flag.String("sim.regressions", "",
+	`the simulator's open cases: "" pending; "found": each breaks its rule as its defect; "fixed": each runs clean`)
+
+type simCase struct {
+	defect int
+	rule   string
+	seed   uint64
+	name   string
+	faults string
+}
+
+var _ = Describe("The simulator", Label("sim"), func() {
+	It("runs its seeds with every fault kind firing, and no seed breaks a rule of the oracle", func() {
+		sum := syncer.RunSim(1, simSuiteSeeds, simSuiteSteps, "", storeConsumer, 2)
+		AddReportEntry("simulator", fmt.Sprintf("%d seeds of %d steps in %s", sum.Seeds, sum.Steps, sum.Took))
+		for kind, n := range sum.Fired {
+			Expect(n).To(BeNumerically(">", 0), "the fault %s never fired in %d seeds", kind, sum.Seeds)
+		}
+		var open, failed []string
+		for _, f := range sum.Failures {
+			if slices.Contains(simOpenDefects, f.Defect) {
+				open = append(open, fmt.Sprintf("seed %d: defect %d (%s)", f.Seed, f.Defect, f.Rule))
+				continue
+			}
+			failed = append(failed, f.String())
+		}
+		if len(open) > 0 {
+			fmt.Fprintf(GinkgoWriter, "%d seeds break a rule as an open defect:\n%s\n", len(open), strings.Join(open, "\n"))
+		}
+		Expect(failed).To(BeEmpty(), strings.Join(failed, "\n\n"))
+	})
+
+	// A rule broken on purpose: of the first seeds that run clean, one breaks
+	// the rule the break is about once it is in.
+	DescribeTable("notices a rule broken on purpose",
+		func(broken string, rules ...string) {
+			clean, found := 0, false
+			for seed := uint64(1); seed <= 80 && clean < 3; seed++ {
+				if sum := syncer.RunSim(seed, 1, simSuiteSteps, "", nil, 0); len(sum.Failures) > 0 {
+					continue
+				}
+				clean++
+				sum := syncer.RunSim(seed, 1, simSuiteSteps, broken, nil, 1)
+				if len(sum.Failures) == 0 {
+					fmt.Fprintf(GinkgoWriter, "seed %d runs clean with the rule broken too\n", seed)
+					continue
+				}
+				fmt.Fprintf(GinkgoWriter, "%s\n", sum.Failures[0])
+				found = found || slices.Contains(rules, sum.Failures[0].Rule)
+			}
+			Expect(clean).To(Equal(3), "three of the first 80 seeds run clean")
+			Expect(found).To(BeTrue(), "none of them broke %v with the rule broken", rules)
+		},
+		Entry("the stale-event skip taking every Deleted", syncer.SimBreakSkipDeletes, "converge", "checkpoint-ahead"),
+		Entry("the checkpoint's revision written from a relist's initial events", syncer.SimBreakInitialRevision,
+			"checkpoint-ahead"),
+	)
+})
+
+var _ = Describe("Defects the simulator found", Label("sim", "sim-regression"), func() {
+	run := func(c simCase, expectFound bool) {
+		rule, defect, violation := syncer.RunSimCase(c.seed, simSuiteSteps, c.faults)
+		if expectFound {
+			Expect([]any{rule, defect}).To(Equal([]any{c.rule, c.defect}), violation)
+			return
+		}
+		Expect(violation).To(BeEmpty())
+	}
+	for _, c := range simFixedCases {
+		It(fmt.Sprintf("fixed: defect %d, seed %d: %s", c.defect, c.seed, c.name), func() { run(c, false) })
+	}
+	for _, c := range simOpenCases {
+		decorators := []any{}
+		if *simRegressions == "" {
+			decorators = append(decorators, Pending) // open: -sim.regressions=found shows it, =fixed once fixed
+		}
+		It(fmt.Sprintf("open: defect %d, seed %d: %s", c.defect, c.seed, c.name), append(decorators, func() {
+			run(c, *simRegressions == "found")
+		})...)
+	}
+})
+
+// storeConsumer is a snapshot.Store per life, indexed by the label app, and
+// its check: it holds what the simulator's view holds, and each index (the
+// label's, the namespace's) equals a scan of its kind.
+func storeConsumer() (syncer.Callbacks, func(map[resources.Key]syncer.SimKV) error) {
+	app := func(kv resources.KVPair) []string {
+		if p, ok := kv.Value.(*corev1.Pod); ok && p.Labels["app"] != "" {
+			return []string{p.Labels["app"]}
+		}
+		return nil
+	}
+	st := snapshot.NewStore(snapshot.WithIndex("Pod", "app", app), snapshot.WithIndex("RunningPod", "app", app))
+	return st, func(view map[resources.Key]syncer.SimKV) error {
+		n := 0
+		for _, kind := range st.Kinds() {
+			all := st.List(kind)
+			n += len(all)
+			for _, kv := range all {
+				if want, ok := view[kv.Key]; !ok || fmt.Sprint(want.Rev) != kv.Revision || want.UID != kv.UID {
+					return fmt.Errorf("holds %v@%s (%s), the view %+v", kv.Key, kv.Revision, kv.UID, want)
+				}
+			}
+			if err := indexMatchesScan(st, kind, all, app); err != nil {
+				return err
+			}
+		}
+		if n != len(view) {
+			return fmt.Errorf("holds %d keys, the view %d", n, len(view))
+		}
+		return nil
+	}
+}
+
+func indexMatchesScan(st *snapshot.Store, kind string, all []resources.KVPair, app snapshot.IndexFunc) error {
+	check := func(index, value string, filed func(resources.KVPair) bool) error {
+		got, err := st.ByIndex(kind, index, value)
+		if err != nil {
+			return err
+		}
+		var want []resources.Key
+		for _, kv := range all {
+			if filed(kv) {
+				want = append(want, kv.Key)
+			}
+		}
+		var keys []resources.Key
+		for _, kv := range got {
+			keys = append(keys, kv.Key)
+		}
+		if !slices.Equal(keys, want) {
+			return fmt.Errorf("index %s=%s of %s holds %v, a scan %v", index, value, kind, keys, want)
+		}
+		return nil
+	}
+	for _, ns := range []string{"ns-a", "ns-b"} {
+		if err := check(snapshot.NamespaceIndex, ns, func(kv resources.KVPair) bool { return kv.Key.Namespace == ns }); err != nil {
+			return err
+		}
+	}
+	if kind != "Pod" && kind != "RunningPod" {
+		return nil
+	}
+	for _, v := range []string{"x", "y"} {
+		if err := check("app", v, func(kv resources.KVPair) bool { return slices.Contains(app(kv), v) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
