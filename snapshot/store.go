@@ -40,6 +40,8 @@ type Store struct {
 	decoded bool
 	// indexes: kind → name → index (WithIndex), fixed at construction.
 	indexes map[string]map[string]*index
+	// confirmed: the revisions the syncer confirmed (confirmed.go).
+	confirmed confirmedRevisions
 }
 
 // entry is one key's value; the kind is the tree it lives in. Trees hold

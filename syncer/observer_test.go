@@ -58,7 +58,7 @@ var _ = Describe("The observer's object count", func() {
 		e.with(syncer.WithObserver(obs))
 		e.start()
 		Eventually(obs.of("a")).Should(Equal(3), "0 dropped, 1 twice, 2 once")
-		Expect(e.rec.updates()).To(HaveLen(3))
+		Eventually(e.rec.updates).Should(HaveLen(3), "the loop counts them before the consumer has them")
 		Expect(e.s.TypeStatus()[0].Objects).To(Equal(3), "TypeStatus counts the objects tracked")
 		e.api["a"].Delete("1")
 		Eventually(obs.of("a")).Should(Equal(1))
