@@ -108,14 +108,11 @@ func (s *Syncer) throughResync(st SyncStatus) {
 }
 
 // beforeDelivery keeps updates from being delivered under WaitForDatastore: a
-// type that hands on updates has answered, so the status is recomputed first,
-// and is ResyncInProgress at least.
+// type that hands on updates has answered, so the status goes to
+// ResyncInProgress first; the loop reports InSync after them, if every type
+// is live.
 func (s *Syncer) beforeDelivery(d delivery) {
-	if b, ok := d.(*updateBatch); !ok || len(b.updates) == 0 || !s.reported || s.status != WaitForDatastore {
-		return
-	}
-	s.reportStatus()
-	if s.status == WaitForDatastore {
+	if b, ok := d.(*updateBatch); ok && len(b.updates) > 0 && s.reported && s.status == WaitForDatastore {
 		s.setStatus(ResyncInProgress)
 	}
 }

@@ -147,6 +147,29 @@ var _ = Describe("The liveness status (WithLivenessStatus)", func() {
 	})
 })
 
+var _ = Describe("The liveness status of one type", func() {
+	It("comes back from WaitForDatastore through ResyncInProgress, with updates or without", func() {
+		clock := clocktesting.NewFakeClock(time.Now())
+		e := newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithLivenessStatus(time.Minute),
+			syncer.WithWatchProgressTimeout(time.Hour))
+		defer e.shutdown()
+		e.start()
+		e.waitInSync()
+		e.waitWatching("a")
+		mark := e.rec.mark()
+		drive(clock, time.Minute, time.Second)
+		Eventually(e.rec.last).Should(Equal(syncer.WaitForDatastore))
+		rv := e.api["a"].Put("1")
+		Eventually(e.rec.last).Should(Equal(syncer.InSync))
+		drive(clock, time.Minute, time.Second)
+		Eventually(e.rec.last).Should(Equal(syncer.WaitForDatastore))
+		e.api["a"].SendRaw(bookmarkAt(rv + 1))
+		Eventually(e.rec.last).Should(Equal(syncer.InSync))
+		Expect(e.rec.events(mark)).To(Equal([]string{"WaitForDatastore", "ResyncInProgress", "New A/1", "InSync",
+			"WaitForDatastore", "ResyncInProgress", "InSync"}))
+	})
+})
+
 var _ = Describe("The default status", func() {
 	It("stays InSync once reached, however long the types are silent", func() {
 		clock := clocktesting.NewFakeClock(time.Now())
