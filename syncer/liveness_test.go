@@ -116,8 +116,7 @@ var _ = Describe("The liveness status (WithLivenessStatus)", func() {
 	})
 
 	It("flushes the updates queued before each transition ahead of it", func() {
-		gate := make(chan struct{})
-		e.rec.setGate(gate) // the consumer is busy: updates queue up
+		release := e.busy() // the consumer is busy: updates queue up
 		mark := e.rec.mark()
 		e.api["a"].Put("2")
 		Eventually(func() int { now, _ := e.rec.concurrency(); return now }).Should(Equal(1))
@@ -126,8 +125,7 @@ var _ = Describe("The liveness status (WithLivenessStatus)", func() {
 		Eventually(e.status(1)).Should(HaveField("Objects", 2), "the loop has them all")
 		drive(clock, after+time.Second, time.Second)
 		Eventually(e.status(0)).Should(HaveField("Status", syncer.WaitForDatastore))
-		e.rec.setGate(nil)
-		close(gate)
+		release()
 		Eventually(e.rec.last).Should(Equal(syncer.WaitForDatastore))
 		events := e.rec.events(mark)
 		Expect(events).To(HaveLen(4))

@@ -2,6 +2,7 @@ package syncer_test
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -12,11 +13,36 @@ import (
 	"github.com/kubesync/kubesync/syncer"
 )
 
+// bounded is a context for a WaitFor that a broken syncer would leave waiting:
+// the spec then fails instead of hanging.
+func bounded() context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	DeferCleanup(cancel)
+	return ctx
+}
+
 // waitAsync runs WaitFor in the background and returns its result's channel.
 func waitAsync(wait func(context.Context, string, string) error, typeName, rv string) <-chan error {
 	done := make(chan error, 1)
-	go func() { done <- wait(context.Background(), typeName, rv) }()
+	ctx := bounded()
+	go func() { done <- wait(ctx, typeName, rv) }()
 	return done
+}
+
+// busy holds the consumer's OnUpdates until the returned func, or the spec's
+// end, releases it.
+func (e *env) busy() (release func()) {
+	gate := make(chan struct{})
+	e.rec.setGate(gate)
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			e.rec.setGate(nil)
+			close(gate)
+		})
+	}
+	DeferCleanup(release)
+	return release
 }
 
 var _ = Describe("WaitFor", func() {
@@ -39,22 +65,20 @@ var _ = Describe("WaitFor", func() {
 
 	It("returns once the type's own write is delivered, with the object in the Store", func() {
 		rv := itoa(e.api["a"].Put("2"))
-		Expect(e.s.WaitFor(context.Background(), "a", rv)).To(Succeed())
+		Expect(e.s.WaitFor(bounded(), "a", rv)).To(Succeed())
 		_, ok := store.Get(resources.Key{Kind: "A", Name: "2"})
 		Expect(ok).To(BeTrue(), "delivered before WaitFor returned")
-		Expect(store.WaitFor(context.Background(), "a", rv)).To(Succeed())
+		Expect(store.WaitFor(bounded(), "a", rv)).To(Succeed())
 		Expect(store.Revision("a")).To(Equal(rv))
 	})
 
 	It("waits for the consumer to have the updates, not only for the loop to have them", func() {
-		gate := make(chan struct{})
-		e.rec.setGate(gate) // the consumer is busy
+		release := e.busy()
 		rv := itoa(e.api["a"].Put("2"))
 		done := waitAsync(e.s.WaitFor, "a", rv)
 		Eventually(e.status(0)).Should(HaveField("Revision", rv), "the loop confirmed it")
 		Consistently(done, "50ms").ShouldNot(Receive(), "the consumer has not got it yet")
-		e.rec.setGate(nil)
-		close(gate)
+		release()
 		Eventually(done).Should(Receive(BeNil()))
 		_, ok := store.Get(resources.Key{Kind: "A", Name: "2"})
 		Expect(ok).To(BeTrue())
@@ -86,7 +110,7 @@ var _ = Describe("WaitFor", func() {
 		pending := waitAsync(e.s.WaitFor, "a", "1000000")
 		e.s.Stop()
 		Eventually(pending).Should(Receive(MatchError(syncer.ErrStopped)))
-		Expect(e.s.WaitFor(context.Background(), "a", "1")).To(Succeed(), "a revision reached before the stop")
+		Expect(e.s.WaitFor(bounded(), "a", "1")).To(Succeed(), "a revision reached before the stop")
 	})
 
 	It("says ErrNotStarted before Start", func() {
