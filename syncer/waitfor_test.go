@@ -29,8 +29,8 @@ func waitAsync(wait func(context.Context, string, string) error, typeName, rv st
 	return done
 }
 
-// busy holds the consumer's OnUpdates until the returned func, or the spec's
-// end, releases it.
+// busy holds the consumer's OnUpdates until the returned func, or the
+// syncer's shutdown, releases it.
 func (e *env) busy() (release func()) {
 	gate := make(chan struct{})
 	e.rec.setGate(gate)
@@ -41,7 +41,7 @@ func (e *env) busy() (release func()) {
 			close(gate)
 		})
 	}
-	DeferCleanup(release)
+	e.release = release
 	return release
 }
 
