@@ -18,9 +18,20 @@
 //	kubesync_conversion_failures_total        counter  objects that failed conversion
 //	kubesync_sync_failure{failure}            gauge    1 for the type's current failure
 //	                                                   ("forbidden", "unauthorized",
-//	                                                   "missing"), 0 for the others;
-//	                                                   all 0 once it recovers
+//	                                                   "missing", "unreachable"), 0
+//	                                                   for the others; all 0 once it
+//	                                                   recovers
 //	kubesync_sync_failures_total{failure}     counter  failure episodes
+//	kubesync_confirmed_revision               gauge    the last revision the type's
+//	                                                   stream confirmed (an event or
+//	                                                   bookmark after its list, a
+//	                                                   list's end), as client-go's
+//	                                                   store revision
+//	kubesync_confirmed_timestamp_seconds      gauge    unix time of that confirmation
+//	kubesync_confirmed_age_seconds            gauge    seconds since, as of the scrape:
+//	                                                   alert on it (a quiet type is
+//	                                                   confirmed by a bookmark about
+//	                                                   once a minute)
 //
 // RegisterRuntime adds the Go runtime and process collectors to a registry.
 package metrics

@@ -4,7 +4,7 @@ import "github.com/kubesync/kubesync/syncer"
 
 // failures are the values of the "failure" label, in the order of the series of
 // typeMetrics.
-var failures = [...]syncer.Failure{syncer.Forbidden, syncer.Unauthorized, syncer.Missing}
+var failures = [...]syncer.Failure{syncer.Forbidden, syncer.Unauthorized, syncer.Missing, syncer.Unreachable}
 
 func failureIndex(f syncer.Failure) (int, bool) {
 	for i, g := range failures {

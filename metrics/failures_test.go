@@ -31,10 +31,11 @@ var _ = Describe("Sync failures", func() {
 		obs.SyncFailed("pods", syncer.Forbidden)
 		obs.SyncFailed("pods", syncer.Missing)
 		obs.SyncRecovered("pods")
+		obs.SyncFailed("pods", syncer.Unreachable)
 		obs.SyncFailed("pods", syncer.Forbidden)
 		obs.SyncFailed("pods", syncer.NoFailure) // not a failure: ignored
 		Expect(testutil.GatherAndCompare(reg, strings.NewReader(`
-# HELP kubesync_sync_failure Why a resource type cannot be synced now: 1 for its current failure ("forbidden", "unauthorized" or "missing"), 0 for the others.
+# HELP kubesync_sync_failure Why a resource type cannot be synced now: 1 for its current failure ("forbidden", "unauthorized", "missing" or "unreachable"), 0 for the others.
 # TYPE kubesync_sync_failure gauge
 kubesync_sync_failure{failure="forbidden",type="nodes"} 0
 kubesync_sync_failure{failure="forbidden",type="pods"} 1
@@ -42,6 +43,8 @@ kubesync_sync_failure{failure="missing",type="nodes"} 0
 kubesync_sync_failure{failure="missing",type="pods"} 0
 kubesync_sync_failure{failure="unauthorized",type="nodes"} 0
 kubesync_sync_failure{failure="unauthorized",type="pods"} 0
+kubesync_sync_failure{failure="unreachable",type="nodes"} 0
+kubesync_sync_failure{failure="unreachable",type="pods"} 0
 # HELP kubesync_sync_failures_total Failure episodes per resource type and failure: a type that starts failing, or fails otherwise than it did.
 # TYPE kubesync_sync_failures_total counter
 kubesync_sync_failures_total{failure="forbidden",type="nodes"} 0
@@ -50,6 +53,8 @@ kubesync_sync_failures_total{failure="missing",type="nodes"} 0
 kubesync_sync_failures_total{failure="missing",type="pods"} 1
 kubesync_sync_failures_total{failure="unauthorized",type="nodes"} 0
 kubesync_sync_failures_total{failure="unauthorized",type="pods"} 0
+kubesync_sync_failures_total{failure="unreachable",type="nodes"} 0
+kubesync_sync_failures_total{failure="unreachable",type="pods"} 1
 `), "kubesync_sync_failure", "kubesync_sync_failures_total")).To(Succeed())
 	})
 

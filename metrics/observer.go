@@ -31,6 +31,7 @@ type Observer struct {
 	convFailures *prometheus.CounterVec
 	failure      *prometheus.GaugeVec
 	episodes     *prometheus.CounterVec
+	fresh        freshness // freshness.go
 
 	mu    sync.Mutex
 	types map[string]*typeMetrics
@@ -47,6 +48,9 @@ type typeMetrics struct {
 	convFailures prometheus.Counter
 	failure      [len(failures)]prometheus.Gauge
 	episodes     [len(failures)]prometheus.Counter
+	revision     prometheus.Gauge
+	timestamp    prometheus.Gauge
+	confirmedAt  time.Time // zero until a revision is confirmed
 
 	current syncer.SyncStatus
 	known   bool // current was set
@@ -89,15 +93,16 @@ func New(reg prometheus.Registerer, opts ...Option) (*Observer, error) {
 		convFailures: counter("conversion_failures_total",
 			"Objects that failed conversion and were skipped.", "type"),
 		failure: gauge("sync_failure",
-			`Why a resource type cannot be synced now: 1 for its current failure ("forbidden", "unauthorized" or "missing"), 0 for the others.`,
+			`Why a resource type cannot be synced now: 1 for its current failure ("forbidden", "unauthorized", "missing" or "unreachable"), 0 for the others.`,
 			"type", "failure"),
 		episodes: counter("sync_failures_total",
 			"Failure episodes per resource type and failure: a type that starts failing, or fails otherwise than it did.",
 			"type", "failure"),
+		fresh: newFreshness(c),
 		types: map[string]*typeMetrics{},
 	}
 	for _, col := range []prometheus.Collector{o.objects, o.lists, o.restarts, o.lastEvent, o.status, o.convFailures,
-		o.failure, o.episodes} {
+		o.failure, o.episodes, o.fresh.revision, o.fresh.timestamp, ageCollector{o}} {
 		if err := reg.Register(col); err != nil {
 			return nil, fmt.Errorf("metrics: registering kubesync metrics: %w", err)
 		}
@@ -116,6 +121,8 @@ func (o *Observer) of(name string) *typeMetrics {
 		restarts:     o.restarts.WithLabelValues(name),
 		lastEvent:    o.lastEvent.WithLabelValues(name),
 		convFailures: o.convFailures.WithLabelValues(name),
+		revision:     o.fresh.revision.WithLabelValues(name),
+		timestamp:    o.fresh.timestamp.WithLabelValues(name),
 	}
 	for i := range numStatuses {
 		tm.status[i] = o.status.WithLabelValues(name, syncer.SyncStatus(i).String())

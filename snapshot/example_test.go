@@ -120,3 +120,24 @@ func ExampleWithLagLimit() {
 	// subscriber fell behind: 3 updates pending, more than the limit of 2; subscribe again for a fresh snapshot
 	// 3 keys in the fresh snapshot
 }
+
+// Read-your-writes: after a write, wait until the Store holds the type at the
+// revision the apiserver returned, then read. The syncer tells the Store what it
+// confirmed (here by hand).
+func ExampleStore_WaitFor() {
+	store := snapshot.NewStore() // the callbacks of a syncer
+	web := resources.Key{Kind: "Pod", Namespace: "shop", Name: "web"}
+	written := "12" // the resourceVersion a write returned
+
+	go func() { // the syncer, when the write's watch event arrives
+		store.OnUpdates([]syncer.Update{{KVPair: resources.KVPair{Key: web, Value: "v3", Revision: written}, UpdateType: syncer.KVUpdated}})
+		store.OnConfirmed("pods", written)
+	}()
+	if err := store.WaitFor(context.Background(), "pods", written); err != nil {
+		fmt.Println(err)
+		return
+	}
+	kv, _ := store.Get(web)
+	fmt.Println(kv.Value, kv.Revision)
+	// Output: v3 12
+}

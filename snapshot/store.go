@@ -51,6 +51,8 @@ type tables struct {
 	kinds map[string]*btree.BTreeG[*entry]
 	// indexes: kind → name → index (WithIndex).
 	indexes map[string]map[string]*index
+	// confirmed: the revisions the syncer confirmed (confirmed.go).
+	confirmed confirmedRevisions
 }
 
 // entry is one key's value; the kind is the tree it lives in. Trees hold

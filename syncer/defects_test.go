@@ -53,7 +53,7 @@ var _ = Describe("The loop's orders of events", func() {
 		}})
 		st.start()
 		st.cp.confirmed = "old"
-		st.s.confirm(st.ctx, identified{cluster: "new", resumed: true})
+		st.s.confirmIdentity(st.ctx, identified{cluster: "new", resumed: true})
 		for i := range types {
 			Expect(st.last(i).p.list).To(BeTrue(), "every type relists at once")
 		}

@@ -14,6 +14,8 @@ type statusChange struct{ status SyncStatus }
 type updateBatch struct {
 	updates []Update
 	whole   bool
+	// confirms: revisions the types reached once these updates are delivered (waitfor.go).
+	confirms []confirmed
 }
 
 // parseFailure is a call to OnParseFailed.
@@ -39,6 +41,7 @@ func (syncFailure) isDelivery()  {}
 func (syncRecovery) isDelivery() {}
 
 func (s *Syncer) enqueue(d delivery) {
+	s.beforeDelivery(d) // liveness.go: no updates under WaitForDatastore
 	s.queue = append(s.queue, d)
 	switch d := d.(type) {
 	case *updateBatch:
@@ -113,6 +116,9 @@ func (s *Syncer) deliverOne(h handlers, d delivery) {
 		s.cb.OnStatusUpdated(d.status)
 	case *updateBatch:
 		s.cb.OnUpdates(d.updates)
+		s.delivered(d.confirms)
+	case *confirmMark:
+		s.delivered(d.confirms)
 	case parseFailure:
 		if h.parse != nil {
 			h.parse.OnParseFailed(d.typeName, d.object, d.err)

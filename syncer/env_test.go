@@ -29,6 +29,8 @@ type env struct {
 	rest  *rest.Config     // New's; nil: the fake API alone
 	s     *syncer.Syncer
 	stop  context.CancelFunc
+	// release lets a consumer held busy go, so that shutdown does not wait for it.
+	release func()
 }
 
 func fakeType(name string) resources.Type {
@@ -75,6 +77,9 @@ func (e *env) start() {
 }
 
 func (e *env) shutdown() {
+	if e.release != nil {
+		e.release()
+	}
 	if e.stop != nil {
 		e.stop()
 	}

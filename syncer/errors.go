@@ -23,6 +23,10 @@ const (
 	Unauthorized
 	// Missing: the type's API is not served (404), e.g. a CRD that is not installed.
 	Missing
+	// Unreachable: the type's requests have failed to reach the apiserver
+	// (connection refused or reset, timeouts, 502, 503) for WithUnreachableAfter;
+	// the error wraps ErrUnreachable and the last one (unreachable.go).
+	Unreachable
 )
 
 // String returns the failure's name, e.g. "forbidden"; metrics use it as a label.
@@ -36,6 +40,8 @@ func (f Failure) String() string {
 		return "unauthorized"
 	case Missing:
 		return "missing"
+	case Unreachable:
+		return "unreachable"
 	}
 	return "Failure(" + strconv.Itoa(int(f)) + ")"
 }
@@ -50,6 +56,8 @@ func FailureOf(err error) Failure {
 		return Unauthorized
 	case apierrors.IsNotFound(err):
 		return Missing
+	case errors.Is(err, ErrUnreachable):
+		return Unreachable
 	}
 	return NoFailure
 }
@@ -75,6 +83,8 @@ const (
 	classUnsupported
 	// classStalled: the server sent nothing for a progress deadline; re-open.
 	classStalled
+	// classTooMany: the server is too busy (429); wait, never relist (toomany.go).
+	classTooMany
 )
 
 func (c errorClass) String() string {
@@ -93,6 +103,8 @@ func (c errorClass) String() string {
 		return "unsupported"
 	case classStalled:
 		return "stalled"
+	case classTooMany:
+		return "too many requests"
 	}
 	return "errorClass(" + strconv.Itoa(int(c)) + ")"
 }
@@ -101,6 +113,8 @@ func classify(err error) errorClass {
 	switch {
 	case tooLargeRevision(err):
 		return classBehind
+	case apierrors.IsTooManyRequests(err):
+		return classTooMany
 	case apierrors.IsResourceExpired(err), apierrors.IsGone(err):
 		return classExpired
 	case FailureOf(err) == Missing:

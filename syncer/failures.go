@@ -35,6 +35,8 @@ func (s *Syncer) fail(ctx context.Context, ts *typeState, ev event) {
 		delay = s.onUnsupported(ts, ev, log)
 	case classStalled:
 		delay = s.onStalled(ts, ev, log)
+	case classTooMany:
+		delay = s.onTooMany(ts, ev, log)
 	default:
 		delay = s.onTransient(ts, ev, log)
 	}

@@ -19,6 +19,7 @@ func (s *Syncer) handle(ctx context.Context, ev event) {
 	if ev.gen != ts.run.n {
 		return // from a watcher that was already replaced
 	}
+	rv, confirmed := s.heard(ts, ev) // freshness.go: read before the arm changes the type
 	switch ev.kind {
 	case evInitStart:
 		ts.epoch = ts.ledger.NextEpoch(ts.epoch)
@@ -60,6 +61,7 @@ func (s *Syncer) handle(ctx context.Context, ev event) {
 	case evFullOnly:
 		ts.fullOnly = true
 	}
+	s.confirm(ts, rv, confirmed) // after the arm queued the event's updates
 	s.observe(ts)
 }
 
@@ -71,7 +73,7 @@ func (s *Syncer) observe(ts *typeState) {
 		s.cfg.observer.Objects(ts.t.Name, n)
 		o.objects = n
 	}
-	if st := ts.status(); !o.told || st != o.status {
+	if st := s.statusOf(ts); !o.told || st != o.status {
 		s.cfg.observer.TypeStatus(ts.t.Name, st)
 		o.status = st
 	}

@@ -1,5 +1,7 @@
 package syncer
 
+import "time"
+
 // Observer hears about a Syncer's activity per type, e.g. to export metrics. Its
 // methods are called from the syncer's loop goroutine and must not block. A
 // typeName is the type's Name (Syncer.TypeOf maps it to the Type and its Kind).
@@ -28,6 +30,11 @@ type Observer interface {
 	SyncFailed(typeName string, f Failure)
 	// SyncRecovered reports the end of a type's failure episode.
 	SyncRecovered(typeName string)
+	// Confirmed reports that the type's stream confirmed revision at time at
+	// (see TypeStatus.Revision): on every watch event and bookmark once its list
+	// is complete, and at the end of each list. The age of the type's view is
+	// the time since.
+	Confirmed(typeName, revision string, at time.Time)
 }
 
 // NopObserver does nothing. Embed it in an Observer to implement only what you need.
@@ -56,6 +63,9 @@ func (NopObserver) SyncFailed(string, Failure) {}
 
 // SyncRecovered does nothing.
 func (NopObserver) SyncRecovered(string) {}
+
+// Confirmed does nothing.
+func (NopObserver) Confirmed(string, string, time.Time) {}
 
 // observers reports to each of several Observers in turn.
 type observers []Observer
@@ -105,5 +115,11 @@ func (os observers) SyncFailed(t string, f Failure) {
 func (os observers) SyncRecovered(t string) {
 	for _, o := range os {
 		o.SyncRecovered(t)
+	}
+}
+
+func (os observers) Confirmed(t, rv string, at time.Time) {
+	for _, o := range os {
+		o.Confirmed(t, rv, at)
 	}
 }

@@ -66,6 +66,8 @@ type config struct {
 	lazyValues           bool            // WithLazyValues (lazy.go)
 	metaRelist           float64         // WithMetadataRelist (metarelist.go)
 	metaGets             int             // WithMetadataRelistGets (metarelist.go)
+	liveAfter            time.Duration   // WithLivenessStatus (liveness.go); 0: off
+	unreachableAfter     time.Duration   // WithUnreachableAfter (unreachable.go)
 	requiredNames        []string        // WithRequired (required.go), as given
 	required             map[string]bool // the required types' Names, resolved by New
 	// decodes counts the objects decoded in full, shared by every watcher.
@@ -98,6 +100,7 @@ func defaults() config {
 		decodes:              new(atomic.Int64),
 		metaRelist:           DefaultMetadataRelist,
 		metaGets:             DefaultMetadataRelistGets,
+		unreachableAfter:     DefaultUnreachableAfter,
 	}
 }
 
@@ -124,6 +127,8 @@ func (c *config) validate() error {
 		{c.behindLimit <= 0, "WithBehindLimit", "must be positive"},
 		{c.progressTimeout <= 0, "WithWatchProgressTimeout", "must be positive"},
 		{c.initialEventsTimeout <= 0, "WithInitialEventsTimeout", "must be positive"},
+		{c.liveAfter < 0, "WithLivenessStatus", "must not be negative"},
+		{c.unreachableAfter <= 0, "WithUnreachableAfter", "must be positive"},
 		{c.initialList > Paged, "WithInitialList", "is not Auto, WatchList or Paged"},
 		{!(c.metaRelist >= 0 && c.metaRelist <= 1), "WithMetadataRelist", "must be from 0 to 1"},
 		{b.Duration <= 0, "WithBackoff", "Duration must be positive"},

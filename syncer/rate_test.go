@@ -129,6 +129,10 @@ var _ = Describe("Rate bounds over ten minutes of fake time", func() {
 			a.FailWatchCalls(tooLarge)
 			a.EndWatches()
 		}}),
+		Entry("429 on every watch, Retry-After 1s", pattern{inject: func(a *syncertest.Resource) {
+			a.FailWatchCalls(func() error { return syncertest.TooManyRequests(1) })
+			a.EndWatches()
+		}}),
 		Entry("a backoff with Steps 0", pattern{
 			opts: []syncer.Option{syncer.WithBackoff(wait.Backoff{Duration: 500 * time.Millisecond, Factor: 2, Cap: 30 * time.Second})},
 			inject: func(a *syncertest.Resource) {

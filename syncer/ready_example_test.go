@@ -38,14 +38,14 @@ func ExampleSyncer_Ready() {
 	for ctx.Err() == nil && (s.TypeStatus()[0].Status != syncer.InSync || s.TypeStatus()[1].Phase != "refused") {
 		time.Sleep(time.Millisecond)
 	}
-	err = s.Ready()
+	err = s.Ready(0)
 	fmt.Println(errors.Is(err, syncer.ErrNotReady), err)
 
 	api.Allow(policies)
 	if err := rec.WaitForStatus(ctx, syncer.InSync); err != nil {
 		panic(err)
 	}
-	fmt.Println(s.Ready())
+	fmt.Println(s.Ready(0))
 	// Output:
 	// true syncer: not ready: globalnetworkpolicies.crd.projectcalico.org is refused (forbidden)
 	// <nil>

@@ -185,19 +185,19 @@ func (s *Syncer) confirmLater(ctx context.Context, resumed bool) {
 }
 
 // identified is the cluster's identity, read after the start (confirmLater),
-// which the loop compares with the checkpoint's (Syncer.confirm).
+// which the loop compares with the checkpoint's (Syncer.confirmIdentity).
 type identified struct {
 	cluster string
 	resumed bool // the syncer resumed from the checkpoint
 }
 
-// confirm compares the identity read after the start with the checkpoint's, on
+// confirmIdentity compares the identity read after the start with the checkpoint's, on
 // the loop. If the cluster is another one, the checkpoint forgets every type's
 // revision and every type relists, in this one step: no watch event of the old
 // cluster's state is handled in between, and no revision is noted again until a
 // type's relist completes (progress), so a restart never resumes the old
 // cluster's objects as this one's.
-func (s *Syncer) confirm(ctx context.Context, id identified) {
+func (s *Syncer) confirmIdentity(ctx context.Context, id identified) {
 	if s.ckpt.cp.Confirm(id.cluster) || !id.resumed {
 		return
 	}

@@ -393,7 +393,7 @@ func (r *simRun) identityReader(l *simLife) identity.Reader {
 
 // identityStep moves the identity's goroutine one rendezvous on: its timer
 // fires and the read answers (unknown again, or the cluster's UID), or the
-// loop takes the identity it read and confirms it (Syncer.confirm).
+// loop takes the identity it read and confirms it (Syncer.confirmIdentity).
 func (r *simRun) identityStep(unknownAgain bool) {
 	l := r.life
 	switch l.idState {
@@ -409,7 +409,7 @@ func (r *simRun) identityStep(unknownAgain bool) {
 	case idConfirm:
 		// Syncer.run's arm for the identity read after the start.
 		id := <-l.s.identities
-		l.s.confirm(l.ctx, id)
+		l.s.confirmIdentity(l.ctx, id)
 		ok := <-l.store.confirmed
 		r.confirmedOther = r.confirmedOther || !ok
 		r.tracef("identity read: %.8s, confirmed %t", id.cluster, ok)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -48,9 +49,13 @@ type Syncer struct {
 	// What TypeStatus returns: a copy the loop updates (typestatus.go).
 	statusMu sync.Mutex
 	statuses []TypeStatus
+	began    time.Time // when Start ran (freshness.go)
 
 	ckpt   *checkpointState // WithCheckpoint (checkpoint.go); nil without
 	ckptWG sync.WaitGroup
+
+	views    views     // what the consumer was handed of each type (waitfor.go)
+	liveness liveTimer // WithLivenessStatus (liveness.go)
 }
 
 type relistRequest struct {
@@ -162,6 +167,7 @@ func (s *Syncer) start(ctx context.Context) error {
 		return ErrStarted
 	}
 	s.started = true
+	s.markStarted() // freshness.go
 	ctx, s.cancel = context.WithCancel(ctx)
 	s.ctx = ctx
 	delivered := make(chan struct{})
@@ -221,14 +227,8 @@ func (s *Syncer) Relist(ctx context.Context, typeName string) error {
 	if !ok {
 		return s.unknownType(typeName)
 	}
-	s.mu.Lock()
-	started := s.started
-	s.mu.Unlock()
-	switch {
-	case s.stopped.Load():
-		return ErrStopped
-	case !started:
-		return ErrNotStarted
+	if err := s.running(); err != nil {
+		return err
 	}
 	req := relistRequest{idx: idx, reply: make(chan struct{})}
 	select {
@@ -246,6 +246,21 @@ func (s *Syncer) Relist(ctx context.Context, typeName string) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// running says ErrStopped once the syncer is stopping, ErrNotStarted before
+// Start, and nil while it runs.
+func (s *Syncer) running() error {
+	s.mu.Lock()
+	started := s.started
+	s.mu.Unlock()
+	switch {
+	case s.stopped.Load():
+		return ErrStopped
+	case !started:
+		return ErrNotStarted
+	}
+	return nil
 }
 
 // run is the loop: it owns every typeState and the delivery queue.
@@ -282,7 +297,9 @@ func (s *Syncer) run(ctx context.Context) {
 			ts.start(ctx, s.events, 0)
 			close(req.reply)
 		case id := <-s.identities:
-			s.confirm(ctx, id)
+			s.confirmIdentity(ctx, id)
+		case <-s.liveDue(): // WithLivenessStatus: a type may have fallen silent
+			s.liveFired()
 		case out <- next:
 			s.queue[0] = nil
 			s.queue = s.queue[1:]
@@ -299,12 +316,12 @@ func (s *Syncer) run(ctx context.Context) {
 // as Calico's syncers do: a relist of one type arrives as one batch, and the
 // type's own status goes to the Observer.
 func (s *Syncer) aggregate() SyncStatus {
-	if s.inSync {
+	if s.inSync && !s.live() {
 		return InSync
 	}
 	answered, synced := false, true
 	for _, ts := range s.types {
-		st := ts.status()
+		st := s.statusOf(ts)
 		answered = answered || st != WaitForDatastore
 		synced = synced && st == InSync
 	}
@@ -323,6 +340,12 @@ func (s *Syncer) reportStatus() {
 	if s.reported && st == s.status {
 		return
 	}
+	s.throughResync(st) // liveness.go
+	s.setStatus(st)
+}
+
+// setStatus publishes st as the syncer's status.
+func (s *Syncer) setStatus(st SyncStatus) {
 	s.status, s.reported = st, true
 	s.cfg.log.WithField("status", st).Info("Sync status changed")
 	s.enqueue(statusChange{status: st})

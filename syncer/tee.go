@@ -5,7 +5,7 @@ import "slices"
 // Tee returns Callbacks that hand every call to each consumer in turn, in the
 // order given: OnUpdates and OnStatusUpdated to all of them, and each optional
 // callback (ParseFailureHandler, SyncFailureHandler, SyncRecoveryHandler,
-// ResumeHandler) to
+// ResumeHandler, ConfirmationHandler) to
 // those that implement it. So an agent can keep a snapshot.Store and act on the
 // same stream without forwarding every optional method by hand.
 //
@@ -31,6 +31,7 @@ var (
 	_ SyncFailureHandler  = (*tee)(nil)
 	_ SyncRecoveryHandler = (*tee)(nil)
 	_ ResumeHandler       = (*tee)(nil)
+	_ ConfirmationHandler = (*tee)(nil)
 )
 
 func (t *tee) OnStatusUpdated(status SyncStatus) {
@@ -77,6 +78,14 @@ func (t *tee) OnResumed(r Resumed) {
 	for _, c := range t.all {
 		if h, ok := c.(ResumeHandler); ok {
 			h.OnResumed(r)
+		}
+	}
+}
+
+func (t *tee) OnConfirmed(typeName, revision string) {
+	for _, c := range t.all {
+		if h, ok := c.(ConfirmationHandler); ok {
+			h.OnConfirmed(typeName, revision)
 		}
 	}
 }

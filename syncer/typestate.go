@@ -88,6 +88,9 @@ type typeState struct {
 	// fullOnly: relists list in full from now on: the server refused a GET, or
 	// a metadata list cost too close to a full one (metarelist.go).
 	fullOnly bool
+	// fresh: the type's confirmed revision, and when the server was last heard
+	// or could not be reached (freshness.go, unreachable.go).
+	fresh freshness
 
 	run generation
 }

@@ -1,6 +1,9 @@
 package syncer
 
-import "slices"
+import (
+	"slices"
+	"time"
+)
 
 // TypeStatus is what one type is doing, as Syncer.TypeStatus reports it, e.g. for
 // a readiness probe or a table of types.
@@ -13,15 +16,28 @@ type TypeStatus struct {
 	// "backing off" (a transient error), "missing" (404) or "refused" (403, 401).
 	Phase string
 	// Status is the type's own status: InSync once its list completed, also while
-	// it is refused or missing, unless it is required.
+	// it is refused or missing, unless it is required. With WithLivenessStatus,
+	// WaitForDatastore while the server has not answered it for the option's time.
 	Status SyncStatus
 	// Failure is the failure episode under way, if any, and Err the error that
-	// began it; Err is nil with NoFailure.
+	// began it (for Unreachable, the last one); Err is nil with NoFailure.
 	Failure Failure
 	Err     error
 	// Objects is the number of API objects the syncer tracks of the type,
 	// counting those its conversion dropped (Observer.Objects counts keys).
 	Objects int
+	// Revision is the last revision the type's stream confirmed: a watch event
+	// or bookmark at it, once the stream's list was complete, or the end of a
+	// list; never the initial events of a stream, which come in no order. The
+	// view holds the state of the server at that revision, at least. Confirmed
+	// is when, on the syncer's clock. Both are empty until the first.
+	Revision  string
+	Confirmed time.Time
+	// Age is how long ago Confirmed was when TypeStatus was called, or, while
+	// nothing is confirmed, how long the syncer has been running: it grows
+	// while the type's watch is silent or the server cannot be reached. A
+	// quiet type is confirmed by the apiserver's bookmarks, about once a minute.
+	Age time.Duration
 }
 
 // TypeStatus returns the status of every type, in the order given to New. It may
@@ -30,14 +46,19 @@ type TypeStatus struct {
 func (s *Syncer) TypeStatus() []TypeStatus {
 	s.statusMu.Lock()
 	defer s.statusMu.Unlock()
-	return slices.Clone(s.statuses)
+	out := slices.Clone(s.statuses)
+	for i := range out {
+		out[i].Age = s.age(out[i].Confirmed)
+	}
+	return out
 }
 
 // publish updates the copy of ts's status that TypeStatus returns, when it
 // changed: it runs after every event, and most events change none of it.
 func (s *Syncer) publish(ts *typeState) {
 	st := TypeStatus{Name: ts.t.Name, Kind: ts.t.Kind, Required: ts.required(), Phase: ts.phase.String(),
-		Status: ts.status(), Failure: ts.failure, Objects: ts.ledger.Len()}
+		Status: s.statusOf(ts), Failure: ts.failure, Objects: ts.ledger.Len(),
+		Revision: ts.fresh.rv, Confirmed: ts.fresh.at}
 	if st == ts.observed.published {
 		return
 	}

@@ -32,6 +32,16 @@ func Expired() *apierrors.StatusError {
 	return apierrors.NewResourceExpired("too old resource version")
 }
 
+// TooManyRequests is the error of an apiserver too busy to answer (429), as
+// its priority and fairness, a watch cache not ready yet, or a lagging cache
+// under ConsistentListFromCacheSkipTimeoutFallback answer: the client should
+// wait retryAfter seconds (0: no Retry-After). Server sends it with a
+// Retry-After header, which client-go's REST client honours by retrying on
+// its own, up to ten times, before it hands the error on.
+func TooManyRequests(retryAfter int) *apierrors.StatusError {
+	return apierrors.NewTooManyRequests("the server has received too many requests and has asked us to try again later", retryAfter)
+}
+
 // InternalError is a 500 from the apiserver.
 func InternalError(t resources.Type) *apierrors.StatusError {
 	return apierrors.NewInternalError(errors.New(t.Name + ": internal error"))

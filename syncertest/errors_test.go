@@ -1,6 +1,7 @@
 package syncertest_test
 
 import (
+	"net/http"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -63,3 +64,30 @@ var _ = Describe("Injected errors", func() {
 func heard(k syncertest.CallKind) func(*syncertest.Recorder) bool {
 	return func(r *syncertest.Recorder) bool { return r.Count(k) > 0 }
 }
+
+var _ = Describe("TooManyRequests", func() {
+	It("is a 429 that asks the client to wait, and Server says so in a Retry-After header too, as kube-apiserver does", func() {
+		err := syncertest.TooManyRequests(3)
+		Expect(apierrors.IsTooManyRequests(err)).To(BeTrue())
+		secs, ok := apierrors.SuggestsClientDelay(err)
+		Expect(ok).To(BeTrue())
+		Expect(secs).To(Equal(3))
+
+		api := syncertest.NewAPI(resources.ConfigMaps)
+		api.Resource(resources.ConfigMaps).FailLists(func() error { return syncertest.TooManyRequests(3) })
+		srv := syncertest.NewServer(api)
+		DeferCleanup(srv.Close)
+		resp, herr := http.Get(srv.URL() + "/api/v1/configmaps")
+		Expect(herr).NotTo(HaveOccurred())
+		defer resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusTooManyRequests))
+		Expect(resp.Header.Get("Retry-After")).To(Equal("3"))
+
+		api.Resource(resources.ConfigMaps).FailLists(func() error { return syncertest.TooManyRequests(0) })
+		plain, herr := http.Get(srv.URL() + "/api/v1/configmaps")
+		Expect(herr).NotTo(HaveOccurred())
+		defer plain.Body.Close()
+		Expect(plain.StatusCode).To(Equal(http.StatusTooManyRequests))
+		Expect(plain.Header.Get("Retry-After")).To(BeEmpty(), "no wait asked: client-go hands the error on at once")
+	})
+})

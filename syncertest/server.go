@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -34,9 +35,11 @@ import (
 //   - paged lists (limit, continue), streaming lists (sendInitialEvents) with the
 //     initial-events-end bookmark, watches from a revision, 410 from a compacted
 //     one, bookmarks, timeoutSeconds, selectors: what the API's Resources do;
-//   - the errors a Resource is made to fail with (Refuse: 403, 401, 404, 500) as
-//     the apiserver's Status, with its HTTP code; while the API is Down with a
-//     refused connection, every request's connection is closed unanswered.
+//   - the errors a Resource is made to fail with (Refuse: 403, 401, 404, 500,
+//     TooManyRequests: 429) as the apiserver's Status, with its HTTP code and,
+//     when the Status asks the client to wait, a Retry-After header; while the
+//     API is Down with a refused connection, every request's connection is
+//     closed unanswered.
 //
 // It does not serve writes, discovery, tables or gzip, and
 // every response is sent at once (no apiserver latency). It is safe for
@@ -240,7 +243,9 @@ func hangUp(w http.ResponseWriter) {
 }
 
 // writeStatus answers err as the apiserver's Status, with its code; an error
-// that is not an apiserver's is a 500.
+// that is not an apiserver's is a 500. A Status that asks the client to wait
+// (TooManyRequests) says so in a Retry-After header too, as kube-apiserver
+// does.
 func (s *Server) writeStatus(w http.ResponseWriter, err error) {
 	var st apierrors.APIStatus
 	if !errors.As(err, &st) {
@@ -248,6 +253,9 @@ func (s *Server) writeStatus(w http.ResponseWriter, err error) {
 	}
 	status := st.Status()
 	status.APIVersion, status.Kind = "v1", "Status"
+	if d := status.Details; d != nil && d.RetryAfterSeconds > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(d.RetryAfterSeconds)))
+	}
 	s.header(w, mediaJSON, int(status.Code))
 	_ = json.NewEncoder(w).Encode(status)
 }

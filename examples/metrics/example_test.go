@@ -77,4 +77,6 @@ func Example() {
 	// kubesync_sync_failure{failure="missing",type="services"} 0
 	// kubesync_sync_failure{failure="unauthorized",type="nodes"} 0
 	// kubesync_sync_failure{failure="unauthorized",type="services"} 0
+	// kubesync_sync_failure{failure="unreachable",type="nodes"} 0
+	// kubesync_sync_failure{failure="unreachable",type="services"} 0
 }

@@ -70,7 +70,7 @@ func run(ctx context.Context, node, kubeconfig, stateDir, probeAddr string) erro
 func serveReadiness(addr string, s *syncer.Syncer) (shutdown func()) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
-		if err := s.Ready(); err != nil {
+		if err := s.Ready(2 * time.Minute); err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
 		}

@@ -53,11 +53,11 @@ func Example_requiredForbidden() {
 		time.Sleep(time.Millisecond)
 	}
 	fmt.Println("status:", a.Status())
-	fmt.Println(s.Ready())
+	fmt.Println(s.Ready(0))
 
 	api.Allow(namespaced)
 	fmt.Print(<-printed, <-printed)
-	fmt.Println("ready:", s.Ready())
+	fmt.Println("ready:", s.Ready(0))
 	// Output:
 	// cannot sync networkpolicies.crd.projectcalico.org: forbidden
 	// status: ResyncInProgress

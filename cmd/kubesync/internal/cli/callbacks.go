@@ -87,6 +87,9 @@ func (c *callbacks) OnSyncFailed(typeName string, err error) {
 	case "notServed":
 		c.tracker.Failed(typeName, "not served")
 		c.notes.printf("kubesync: %s is not served (is its CRD installed?), retrying", typeName)
+	case "unreachable":
+		c.tracker.Failed(typeName, "unreachable")
+		c.notes.printf("kubesync: cannot reach the apiserver for %s, retrying: %v", typeName, err)
 	default:
 		c.tracker.Failed(typeName, "failing")
 		c.notes.printf("kubesync: cannot watch %s, retrying: %v", typeName, err)

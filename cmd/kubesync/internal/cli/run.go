@@ -213,7 +213,7 @@ func connectVerdict(tracker *progress.Tracker, connectTimeout time.Duration, hos
 	if refused > 0 && refused+sum.Waiting == sum.Types {
 		return undecided, nil
 	}
-	if tracker.Contacted() || !sum.Healthy() {
+	if tracker.Contacted() || answeredFailing(sum) {
 		return goingOn, nil // some type is listing, or failing for another reason
 	}
 	msg := fmt.Sprintf("no answer from the apiserver at %s within %s", host, connectTimeout)
@@ -221,6 +221,17 @@ func connectVerdict(tracker *progress.Tracker, connectTimeout time.Duration, hos
 		return goingOn, fmt.Errorf("%s: %w", msg, withoutURL(err))
 	}
 	return goingOn, errors.New(msg)
+}
+
+// answeredFailing: some type fails by the apiserver's answer, not for want of
+// one (unreachable).
+func answeredFailing(sum progress.Summary) bool {
+	for why := range sum.Failing {
+		if why != "unreachable" {
+			return true
+		}
+	}
+	return false
 }
 
 // withoutURL drops the long request URL of a client error, keeping its cause.

@@ -138,10 +138,11 @@ var _ = Describe("kubesync watch", func() {
 		r := watch("-o", "table")
 		Eventually(r.out.String).Should(ContainSubstring("in sync: 2 of 4 types, 3 objects; 1 forbidden, 1 not served\n"))
 		out := r.out.String()
-		Expect(out).To(MatchRegexp(`(?m)^namespaces +1  in sync$`))
-		Expect(out).To(MatchRegexp(`(?m)^pods +2  in sync$`))
-		Expect(out).To(MatchRegexp(`(?m)^networkpolicies.networking.k8s.io +0  forbidden$`))
-		Expect(out).To(MatchRegexp(`(?m)^globalnetworkpolicies.crd.projectcalico.org +0  not served$`))
+		Expect(out).To(MatchRegexp(`(?m)^TYPE +OBJECTS +AGE  STATE$`))
+		Expect(out).To(MatchRegexp(`(?m)^namespaces +1 +\d+s  in sync$`), "the age of its view")
+		Expect(out).To(MatchRegexp(`(?m)^pods +2 +\d+s  in sync$`))
+		Expect(out).To(MatchRegexp(`(?m)^networkpolicies.networking.k8s.io +0 +-  forbidden$`), "confirmed nothing")
+		Expect(out).To(MatchRegexp(`(?m)^globalnetworkpolicies.crd.projectcalico.org +0 +-  not served$`))
 		Expect(out).NotTo(ContainSubstring("Pod/"), "the initial state is summarized, not listed")
 
 		Eventually(api.Resource(resources.Pods).OpenWatches).Should(Equal(1))
@@ -260,12 +261,16 @@ var _ = Describe("kubesync watch", func() {
 			"the recovery is told after the updates of its list")
 	})
 
-	It("counts the failing types in the InSync record", func() {
+	It("counts the failing types in the InSync record, and gives the freshness of the others", func() {
 		r := watch()
 		Eventually(func() []string { return statusOf(r.records()) }).Should(ContainElement("InSync"))
 		two := 2
-		Expect(r.records()).To(ContainElement(output.Record{Status: "InSync", Types: 4, TypesInSync: &two,
-			Failing: map[string]int{"forbidden": 1, "notServed": 1}}))
+		Expect(r.records()).To(ContainElement(And(
+			HaveField("Status", "InSync"), HaveField("Types", 4), HaveField("TypesInSync", &two),
+			HaveField("Failing", map[string]int{"forbidden": 1, "notServed": 1}),
+			HaveField("Freshness", And(HaveLen(2),
+				HaveKeyWithValue("pods", HaveField("Revision", Not(BeEmpty()))),
+				HaveKeyWithValue("namespaces", HaveField("AgeSeconds", BeNumerically("<", 60))))))))
 	})
 
 	It("fails at once, naming the cause, when the apiserver's certificate is not trusted", func() {

@@ -23,7 +23,8 @@ type JSONOption func(*JSON)
 // WithValues includes each update's converted value in its record.
 func WithValues(on bool) JSONOption { return func(j *JSON) { j.values = on } }
 
-// WithTypes counts the types of types() in each InSync record.
+// WithTypes counts the types of types() in each InSync record, and gives each
+// status record their freshness.
 func WithTypes(types func() []progress.TypeState) JSONOption {
 	return func(j *JSON) { j.types = types }
 }
@@ -63,11 +64,13 @@ func (j *JSON) OnUpdates(updates []syncer.Update) {
 
 // OnStatusUpdated prints a status record.
 func (j *JSON) OnStatusUpdated(status syncer.SyncStatus) {
-	var sum progress.Summary
+	var types []progress.TypeState
 	if j.types != nil {
-		sum = progress.Summarize(j.types())
+		types = j.types()
 	}
-	j.write(StatusRecord(status, sum))
+	r := StatusRecord(status, progress.Summarize(types))
+	r.Freshness = FreshnessOf(types)
+	j.write(r)
 	j.flush()
 }
 

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -81,6 +83,17 @@ var _ = Describe("JSON", func() {
 			`{"status":"InSync","types":2,"typesInSync":1,"failing":{"forbidden":1}}` + "\n"))
 	})
 
+	It("gives each status record the freshness of the types that confirmed a revision", func() {
+		var buf bytes.Buffer
+		j := output.NewJSON(&buf, output.WithTypes(func() []progress.TypeState {
+			return []progress.TypeState{
+				{Name: "pods", Status: syncer.InSync, Revision: "1234", Confirmed: time.Unix(1, 0), Age: 2500 * time.Millisecond},
+				{Name: "nodes"}}
+		}))
+		j.OnStatusUpdated(syncer.ResyncInProgress)
+		Expect(buf.String()).To(Equal(`{"status":"ResyncInProgress","freshness":{"pods":{"revision":"1234","ageSeconds":2.5}}}` + "\n"))
+	})
+
 	It("adds values only when asked, and never to deletions", func() {
 		var buf bytes.Buffer
 		j := output.NewJSON(&buf, output.WithValues(true))
@@ -101,13 +114,14 @@ var _ = Describe("JSON", func() {
 		Expect(output.Reason(forbidden)).To(Equal("forbidden"))
 		Expect(output.Reason(apierrors.NewUnauthorized("who"))).To(Equal("unauthorized"))
 		Expect(output.Reason(apierrors.NewNotFound(schema.GroupResource{Resource: "x"}, ""))).To(Equal("notServed"))
+		Expect(output.Reason(fmt.Errorf("%w for 30s: %w", syncer.ErrUnreachable, errors.New("connection refused")))).To(Equal("unreachable"))
 		Expect(output.Reason(errors.New("eof"))).To(Equal("other"))
 	})
 })
 
 var _ = Describe("Table", func() {
 	types := []progress.TypeState{
-		{Name: "pods", Objects: 2, Status: syncer.InSync},
+		{Name: "pods", Objects: 2, Status: syncer.InSync, Revision: "9", Confirmed: time.Unix(1, 0), Age: 1400 * time.Millisecond},
 		{Name: "networkpolicies.networking.k8s.io", Status: syncer.InSync, Failure: "forbidden"},
 	}
 
@@ -123,9 +137,9 @@ var _ = Describe("Table", func() {
 		t.OnParseFailed("pods", pod("a", "c", "3"), errors.New("bad"))
 		t.OnStatusUpdated(syncer.ResyncInProgress)
 		t.OnStatusUpdated(syncer.InSync)
-		Expect(buf.String()).To(Equal(`TYPE                               OBJECTS  STATE
-pods                                     2  in sync
-networkpolicies.networking.k8s.io        0  forbidden
+		Expect(buf.String()).To(Equal(`TYPE                               OBJECTS     AGE  STATE
+pods                                     2      1s  in sync
+networkpolicies.networking.k8s.io        0       -  forbidden
 in sync: 1 of 2 types, 2 objects; 1 forbidden
 
 EVENT     KIND                             REVISION    NAME

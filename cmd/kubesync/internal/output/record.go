@@ -2,6 +2,7 @@ package output
 
 import (
 	"encoding/json"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 
@@ -14,7 +15,7 @@ import (
 //
 //	{"type":"New","key":"Pod/default/web","kind":"Pod","namespace":"default","name":"web","revision":"1234","uid":"…"}
 //	{"type":"Deleted","key":"Node/n1","kind":"Node","name":"n1","revision":"1240"}
-//	{"status":"InSync","types":17,"typesInSync":2,"failing":{"forbidden":15}}
+//	{"status":"InSync","types":17,"typesInSync":2,"failing":{"forbidden":15},"freshness":{"nodes":{"revision":"1234","ageSeconds":0.2},…}}
 //	{"syncFailed":"pods","reason":"forbidden","error":"…"}
 //	{"syncRecovered":"pods"}
 //	{"parseFailed":"pods","namespace":"default","name":"web","error":"…"}
@@ -44,9 +45,12 @@ type Record struct {
 	Types       int            `json:"types,omitempty"`
 	TypesInSync *int           `json:"typesInSync,omitempty"`
 	Failing     map[string]int `json:"failing,omitempty"`
+	// Freshness is, in a status record, each type's last confirmed revision
+	// and its age, for the types that confirmed one.
+	Freshness map[string]Freshness `json:"freshness,omitempty"`
 
 	// SyncFailed names a type that cannot be synced now; Reason says why:
-	// "forbidden", "unauthorized", "notServed" or "other". The type is retried and
+	// "forbidden", "unauthorized", "notServed", "unreachable" or "other". The type is retried and
 	// the others go on.
 	SyncFailed string `json:"syncFailed,omitempty"`
 	Reason     string `json:"reason,omitempty"`
@@ -56,6 +60,29 @@ type Record struct {
 	// skipped; Namespace and Name identify the object when it has metadata.
 	ParseFailed string `json:"parseFailed,omitempty"`
 	Error       string `json:"error,omitempty"`
+}
+
+// Freshness is how fresh one type's view is: the last revision its stream
+// confirmed, and how many seconds ago.
+type Freshness struct {
+	Revision   string  `json:"revision"`
+	AgeSeconds float64 `json:"ageSeconds"`
+}
+
+// FreshnessOf is the freshness of each type of states that confirmed a
+// revision; nil if none did.
+func FreshnessOf(states []progress.TypeState) map[string]Freshness {
+	var out map[string]Freshness
+	for _, st := range states {
+		if st.Confirmed.IsZero() {
+			continue
+		}
+		if out == nil {
+			out = map[string]Freshness{}
+		}
+		out[st.Name] = Freshness{Revision: st.Revision, AgeSeconds: st.Age.Round(time.Millisecond).Seconds()}
+	}
+	return out
 }
 
 // UpdateRecord is the record of one update; value is nil unless values are asked
@@ -93,7 +120,8 @@ func StatusRecord(status syncer.SyncStatus, sum progress.Summary) Record {
 // reasonOf maps the failures a progress.Tracker records, in words, to the
 // reasons of syncFailed records.
 var reasonOf = map[string]string{
-	"forbidden": "forbidden", "unauthorized": "unauthorized", "not served": "notServed", "failing": "other",
+	"forbidden": "forbidden", "unauthorized": "unauthorized", "not served": "notServed", "unreachable": "unreachable",
+	"failing": "other",
 }
 
 // SyncFailedRecord is the record of a type that cannot be synced.
@@ -120,6 +148,8 @@ func Reason(err error) string {
 		return "unauthorized"
 	case syncer.Missing:
 		return "notServed"
+	case syncer.Unreachable:
+		return "unreachable"
 	}
 	return "other"
 }

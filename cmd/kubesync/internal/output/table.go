@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/kubesync/kubesync/cmd/kubesync/internal/progress"
 	"github.com/kubesync/kubesync/syncer"
@@ -11,7 +12,8 @@ import (
 
 // Table prints a human summary: while the syncer has not been in sync yet it
 // prints nothing of the updates; when it first is, a table of the types with
-// their object counts and states; after that one row per update and one line
+// their object counts, ages (since their stream last confirmed a revision) and
+// states; after that one row per update and one line
 // per status change. Build it with NewTable.
 type Table struct {
 	w         *bufio.Writer
@@ -92,9 +94,9 @@ func (t *Table) summary(types []progress.TypeState) {
 	for _, s := range types {
 		nameWidth = max(nameWidth, len(s.Name))
 	}
-	fmt.Fprintf(t.w, "%-*s  %7s  %s\n", nameWidth, "TYPE", "OBJECTS", "STATE")
+	fmt.Fprintf(t.w, "%-*s  %7s  %6s  %s\n", nameWidth, "TYPE", "OBJECTS", "AGE", "STATE")
 	for _, s := range types {
-		fmt.Fprintf(t.w, "%-*s  %7d  %s\n", nameWidth, s.Name, s.Objects, State(s))
+		fmt.Fprintf(t.w, "%-*s  %7d  %6s  %s\n", nameWidth, s.Name, s.Objects, Age(s), State(s))
 	}
 	fmt.Fprintf(t.w, "in sync: %s\n", progress.Summarize(types))
 }
@@ -106,6 +108,16 @@ func (t *Table) row(event, kind, revision, name string) {
 }
 
 func (t *Table) flush() { _ = t.w.Flush() }
+
+// Age is how old a type's view is, as the time since its stream last
+// confirmed a revision, to the second: "0s", "42s", "3m4s"; "-" before the
+// first confirmation.
+func Age(s progress.TypeState) string {
+	if s.Confirmed.IsZero() {
+		return "-"
+	}
+	return s.Age.Round(time.Second).String()
+}
 
 // State is a type's state in words: its failure, or "in sync", "listing",
 // "waiting".

@@ -3,6 +3,7 @@ package progress_test
 import (
 	"bytes"
 	"fmt"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -24,6 +25,16 @@ var _ = Describe("Tracker", func() {
 			{Name: "nodes", Objects: 3, Status: syncer.InSync},
 			{Name: "extra", Objects: 1},
 		}))
+	})
+
+	It("keeps the revision each type confirmed, and its age as of the snapshot", func() {
+		t := progress.NewTracker("pods")
+		at := time.Now().Add(-time.Hour)
+		t.Confirmed("pods", "42", at)
+		st := t.Snapshot()[0]
+		Expect(st.Revision).To(Equal("42"))
+		Expect(st.Confirmed).To(Equal(at))
+		Expect(st.Age).To(BeNumerically(">=", time.Hour))
 	})
 
 	It("forgets a failure when the type lists again", func() {

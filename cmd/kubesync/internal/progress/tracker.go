@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kubesync/kubesync/syncer"
 )
@@ -17,6 +18,12 @@ type TypeState struct {
 	// Failure says why the type cannot be synced now ("forbidden", "not served",
 	// ...); empty while it is healthy.
 	Failure string
+	// Revision is the last revision the type's stream confirmed, at Confirmed;
+	// Age is how long ago that was when the state was taken (Snapshot). All
+	// three are zero until the first confirmation.
+	Revision  string
+	Confirmed time.Time
+	Age       time.Duration
 }
 
 // Tracker is a syncer.Observer that keeps each type's object count and status.
@@ -24,6 +31,7 @@ type TypeState struct {
 // for concurrent use.
 type Tracker struct {
 	syncer.NopObserver
+	now   func() time.Time // for the ages of Snapshot
 	mu    sync.Mutex
 	order []string
 	types map[string]*TypeState
@@ -33,7 +41,7 @@ var _ syncer.Observer = (*Tracker)(nil)
 
 // NewTracker follows the named types; Snapshot lists them in this order.
 func NewTracker(names ...string) *Tracker {
-	t := &Tracker{types: make(map[string]*TypeState, len(names))}
+	t := &Tracker{types: make(map[string]*TypeState, len(names)), now: time.Now}
 	for _, n := range names {
 		t.state(n)
 	}
@@ -96,13 +104,26 @@ func (t *Tracker) EventReceived(string) {}
 // ConversionFailed does nothing.
 func (t *Tracker) ConversionFailed(string) {}
 
-// Snapshot returns a copy of every type's state, in the order of NewTracker.
+// Confirmed records the revision a type's stream confirmed, and when.
+func (t *Tracker) Confirmed(name, revision string, at time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	st := t.state(name)
+	st.Revision, st.Confirmed = revision, at
+}
+
+// Snapshot returns a copy of every type's state, in the order of NewTracker,
+// with the age of each type's confirmed revision as of now.
 func (t *Tracker) Snapshot() []TypeState {
+	now := t.now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	out := make([]TypeState, len(t.order))
 	for i, n := range t.order {
 		out[i] = *t.types[n]
+		if !out[i].Confirmed.IsZero() {
+			out[i].Age = max(now.Sub(out[i].Confirmed), 0)
+		}
 	}
 	return out
 }

@@ -1,0 +1,73 @@
+package snapshot
+
+import (
+	"context"
+	"sync"
+
+	"github.com/kubesync/kubesync/syncer"
+)
+
+// confirmedRevisions is what the syncer confirmed of each type, by type Name,
+// once the Store held every update up to it.
+type confirmedRevisions struct {
+	mu      sync.Mutex
+	rv      map[string]string
+	changed chan struct{} // closed when any revision moves; made only for a waiter
+}
+
+var _ syncer.ConfirmationHandler = (*Store)(nil)
+
+// OnConfirmed records that the Store holds type typeName's view at revision
+// (syncer.ConfirmationHandler): the syncer calls it after the updates up to it.
+func (s *Store) OnConfirmed(typeName, revision string) {
+	c := &s.confirmed
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.rv == nil {
+		c.rv = map[string]string{}
+	}
+	c.rv[typeName] = revision
+	if c.changed != nil {
+		close(c.changed)
+		c.changed = nil
+	}
+}
+
+// Revision returns the last revision of type typeName (its Name, as the syncer
+// reports it) that the syncer confirmed once the Store held every update up to
+// it; "" until the first.
+func (s *Store) Revision(typeName string) string {
+	c := &s.confirmed
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rv[typeName]
+}
+
+// WaitFor returns nil once the Store holds type typeName's view (by its Name)
+// at revision or past it, as syncer.Syncer.WaitFor, or ctx's error. It is
+// read-your-writes for readers of the Store: after a write, wait for the
+// resourceVersion the apiserver returned, then read. It needs the syncer's
+// confirmations, which reach the Store as its callbacks or through
+// syncer.Tee; a write to the type is confirmed as soon as its event arrives,
+// any other revision by the type's next event or bookmark (up to about a
+// minute on a quiet type). Revisions compare as syncer.RevisionAtLeast does.
+func (s *Store) WaitFor(ctx context.Context, typeName, revision string) error {
+	c := &s.confirmed
+	for {
+		c.mu.Lock()
+		if syncer.RevisionAtLeast(c.rv[typeName], revision) {
+			c.mu.Unlock()
+			return nil
+		}
+		if c.changed == nil {
+			c.changed = make(chan struct{})
+		}
+		changed := c.changed
+		c.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}

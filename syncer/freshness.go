@@ -1,0 +1,88 @@
+package syncer
+
+import "time"
+
+// freshness is what the loop knows of how fresh a type's view is.
+type freshness struct {
+	// rv is the last revision the type's stream confirmed, at when; "" and
+	// zero until the first.
+	rv string
+	at time.Time
+	// heard is when the server last answered the type: any event but an
+	// error (liveness.go).
+	heard time.Time
+	// unreachable is since when the type's requests have failed to reach the
+	// server, zero while they reach it (unreachable.go).
+	unreachable time.Time
+}
+
+// heard notes what ev says of the server before handle's arm changes the type:
+// whether the server was reached and answered, and whether ev confirms a
+// revision of the type's view, which it returns for confirm.
+func (s *Syncer) heard(ts *typeState, ev event) (string, bool) {
+	s.reach(ts, ev)
+	return confirms(ts, ev)
+}
+
+// confirms says whether ev, about to be handled, confirms a revision of the
+// type's view, and which: a watch event or bookmark once the stream's list is
+// complete, the end of a list (the initial-events-end bookmark of a stream, a
+// paged list's last page), or, for a type resumed from a checkpoint, a fence at
+// or below the revision it holds. The initial events of a stream come in no
+// order of revision, and a list's objects are not the whole state until its
+// end, so neither confirms anything; this is the rule of the checkpoint's
+// revision too.
+func confirms(ts *typeState, ev event) (string, bool) {
+	switch ev.kind {
+	case evInitDone:
+		return ev.rv, ev.rv != ""
+	case evApply, evDelete, evBookmark:
+		return ev.rv, ev.rv != "" && ts.pending == NoList
+	case evFenced:
+		// The server's revision is at most the one the type holds: nothing
+		// changed since the checkpoint, and the view is that of now.
+		return ts.lastRV, ts.catchUp != nil && ts.lastRV != "" && revisionAtLeast(ts.lastRV, ev.rv)
+	}
+	return "", false
+}
+
+// confirm records that the type's view reached rv, once handle's arm has
+// queued the event's updates, tells the Observer, and marks it in the queue,
+// so that WaitFor and a ConfirmationHandler learn it once the consumer has
+// every update before it.
+func (s *Syncer) confirm(ts *typeState, rv string, confirmed bool) {
+	if !confirmed {
+		return
+	}
+	f := &ts.fresh
+	f.rv, f.at = rv, s.cfg.clock.Now()
+	s.cfg.observer.Confirmed(ts.t.Name, rv, f.at)
+	s.markConfirmed(ts.idx, rv)
+}
+
+// markStarted notes when the syncer started, from which a type that has
+// confirmed nothing yet counts its age.
+func (s *Syncer) markStarted() {
+	s.statusMu.Lock()
+	defer s.statusMu.Unlock()
+	s.began = s.cfg.clock.Now()
+}
+
+// age is how old a view confirmed at is now: since the syncer started while
+// nothing is confirmed; 0 before Start. The caller holds statusMu.
+func (s *Syncer) age(at time.Time) time.Duration {
+	if at.IsZero() {
+		at = s.began
+	}
+	if at.IsZero() {
+		return 0
+	}
+	return max(s.cfg.clock.Since(at), 0)
+}
+
+// RevisionAtLeast reports whether revision rv is at or past target, as the
+// syncer compares them (WaitFor, a resumed type's catch-up). Kubernetes keeps
+// revisions opaque, but every etcd-backed apiserver's are integers, compared
+// as such; a revision that is not one cannot be ordered, and then any
+// non-empty rv counts as reaching target.
+func RevisionAtLeast(rv, target string) bool { return revisionAtLeast(rv, target) }

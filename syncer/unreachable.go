@@ -1,0 +1,80 @@
+package syncer
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+)
+
+// ErrUnreachable is wrapped, with the last error, in the error of a type whose
+// requests have failed to reach the apiserver for WithUnreachableAfter, as
+// OnSyncFailed and TypeStatus.Err carry it; FailureOf says Unreachable.
+var ErrUnreachable = errors.New("syncer: apiserver unreachable")
+
+// DefaultUnreachableAfter is how long a type's requests may fail to reach the
+// apiserver before the type reports Unreachable: long enough that an apiserver
+// restart behind a balancer, or one dropped connection, goes unreported.
+const DefaultUnreachableAfter = 30 * time.Second
+
+// WithUnreachableAfter sets how long a type's requests may fail to reach the
+// apiserver before it reports Unreachable (default DefaultUnreachableAfter).
+// Failing to reach it is a refused or reset connection, a timeout (a request
+// with no progress for the progress deadline included), or an answer of 502 or
+// 503, which a balancer gives for an apiserver it cannot reach. The failure
+// is reported by the first such error that comes d or more after the first, so
+// within d and one backoff step (at most its Cap); it goes to OnSyncFailed,
+// Observer.SyncFailed and TypeStatus as a forbidden type's does, and ends, with
+// OnSyncRecovered, at the server's first answer: an event, a list page, an
+// opened watch, or an error the server itself gave. The type keeps what it has
+// and its status meanwhile (WithLivenessStatus makes the status follow).
+func WithUnreachableAfter(d time.Duration) Option {
+	return func(c *config) { c.unreachableAfter = d }
+}
+
+// reach notes whether ev shows the server reached: any event but an error
+// that did not reach it ends an Unreachable episode; an error that did not
+// reach it begins one, reported once it has lasted unreachableAfter.
+func (s *Syncer) reach(ts *typeState, ev event) {
+	f := &ts.fresh
+	now := s.cfg.clock.Now()
+	failed := ev.kind == evError || ev.kind == evFenceFailed
+	if !failed {
+		f.heard = now
+	}
+	if !failed || !unreachable(ev.err) {
+		f.unreachable = time.Time{}
+		if ts.failure == Unreachable {
+			s.recovered(ts)
+		}
+		return
+	}
+	if f.unreachable.IsZero() {
+		f.unreachable = now
+	}
+	if d := now.Sub(f.unreachable); d >= s.cfg.unreachableAfter {
+		err := fmt.Errorf("%w for %s: %w", ErrUnreachable, d.Round(time.Second), ev.err)
+		s.syncFailed(ts, Unreachable, err, ts.log.WithError(ev.err))
+	}
+}
+
+// unreachable says whether err means the request did not reach the apiserver,
+// or got nothing back from it.
+func unreachable(err error) bool {
+	var st apierrors.APIStatus
+	if errors.As(err, &st) {
+		code := st.Status().Code
+		return code == http.StatusServiceUnavailable || code == http.StatusBadGateway
+	}
+	var opErr *net.OpError
+	var dnsErr *net.DNSError
+	return errors.As(err, &opErr) || errors.As(err, &dnsErr) ||
+		errors.Is(err, errNoProgress) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) ||
+		utilnet.IsProbableEOF(err) || utilnet.IsHTTP2ConnectionLost(err) || utilnet.IsTimeout(err)
+}
