@@ -15,7 +15,7 @@ import (
 	"github.com/kubesync/kubesync/syncer"
 )
 
-var _ = Describe("CRD missing from the start", func() {
+var _ = Describe("CRD missing from the start", env.Compat, func() {
 	missing := resources.BGPPeers
 	present := []resources.Type{resources.Namespaces, resources.Services, resources.NetworkSets, resources.GlobalNetworkPolicies}
 	types := append([]resources.Type{missing}, present...)
