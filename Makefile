@@ -102,3 +102,11 @@ fleet: controlplane
 
 run: controlplane
 	KUBEBUILDER_ASSETS=$(ASSETS) $(GO) run ./cmd/kubesync watch $(SET) --local --demo-changes 2 -o table
+
+# Every supported kube-apiserver minor (1.31 to 1.37), each built once per machine
+# into its own folder: the core fv specs (label compat) against each, and the
+# library's unit specs with the oldest client-go it builds with. Writes COMPAT.md;
+# the specs take the machine's lock of heavy suites while they run.
+.PHONY: compat
+compat:
+	$(GO) run ./fv/compat/cmd/compat -out COMPAT.md
