@@ -61,6 +61,8 @@ type Minor struct {
 	// wait for the lock excluded.
 	Specs     []Spec
 	SpecsTook time.Duration
+	// Waited is how long other heavy suites held the lock first.
+	Waited time.Duration
 }
 
 // Report is what a Run saw.
@@ -68,6 +70,8 @@ type Report struct {
 	Started, Ended time.Time
 	Minors         []Minor
 	Clients        []Client
+	// Waited is how long other heavy suites held the lock, in all.
+	Waited time.Duration
 	// LoadBefore and LoadAfter are /proc/loadavg's first three fields.
 	LoadBefore, LoadAfter string
 	// Command is how the run was started, for the report's header.
@@ -87,12 +91,13 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		rep.Minors = append(rep.Minors, m)
+		rep.Minors, rep.Waited = append(rep.Minors, m), rep.Waited+m.Waited
 	}
-	err = locked(o.Lock, func() error {
+	waited, err := locked(o.Lock, func() error {
 		rep.Clients, err = oldestClient(ctx, o)
 		return err
 	})
+	rep.Waited += waited
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +116,7 @@ func runMinor(ctx context.Context, o Options, bins map[string]string, version st
 		return m, ctx.Err()
 	}
 	fmt.Fprintf(o.Log, "compat: %s: binaries in %s (%s); waiting for %s\n", version, assets, elapsed(m.BuildTook), o.Lock)
-	err = locked(o.Lock, func() error {
+	m.Waited, err = locked(o.Lock, func() error {
 		start := time.Now()
 		var err error
 		m.Specs, err = runSpecs(ctx, o, bins, assets, filepath.Join(o.Dir, "reports", version))
@@ -141,18 +146,21 @@ func buildControlPlane(ctx context.Context, o Options, version string) (string, 
 	return lines[len(lines)-1], built, nil
 }
 
-// locked runs fn holding the exclusive lock on file.
-func locked(file string, fn func() error) error {
+// locked runs fn holding the exclusive lock on file, and returns how long it
+// waited for the lock.
+func locked(file string, fn func() error) (time.Duration, error) {
 	f, err := os.OpenFile(file, os.O_CREATE|os.O_RDWR, 0o666)
 	if err != nil {
-		return fmt.Errorf("opening the lock %s: %w", file, err)
+		return 0, fmt.Errorf("opening the lock %s: %w", file, err)
 	}
 	defer func() { _ = f.Close() }()
+	start := time.Now()
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		return fmt.Errorf("locking %s: %w", file, err)
+		return 0, fmt.Errorf("locking %s: %w", file, err)
 	}
+	waited := time.Since(start)
 	defer func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }()
-	return fn()
+	return waited, fn()
 }
 
 func loadAvg() string {
