@@ -122,3 +122,11 @@ sim:
 	done; \
 	for p in $$pids; do wait $$p || rc=1; done; \
 	cat $$bin.*.log; rm -rf $$(dirname $$bin); exit $$rc
+
+# Every supported kube-apiserver minor (1.31 to 1.37), each built once per machine
+# into its own folder: the core fv specs (label compat) against each, and the
+# library's unit specs with the oldest client-go it builds with. Writes COMPAT.md;
+# the specs take the machine's lock of heavy suites while they run.
+.PHONY: compat
+compat:
+	$(GO) run ./fv/compat/cmd/compat -out COMPAT.md

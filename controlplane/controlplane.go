@@ -54,6 +54,9 @@ func Start(ctx context.Context, opts ...Option) (_ *ControlPlane, retErr error) 
 	if err := checkAssets(assets); err != nil {
 		return nil, err
 	}
+	if err := o.fitFeatureGates(ctx, assets); err != nil {
+		return nil, fmt.Errorf("starting control plane: %w", err)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("starting control plane: %w", err)
 	}

@@ -20,7 +20,10 @@
 //   - namespace deletion that does the namespace controller's job, since no
 //     controller manager runs (DeleteNamespace);
 //   - the apiserver's own Prometheus metrics (Metrics), to count the LIST and
-//     WATCH requests a client really made;
+//     WATCH requests a client really made, and to read its feature gates;
+//   - older kube-apiserver minors (make compat): a feature gate the binary does
+//     not know is left out where it is turned off (FeatureGates lists those it
+//     knows);
 //   - more apiservers on the same etcd and certificates (AddAPIServer), for a
 //     highly available control plane behind a load balancer.
 //

@@ -18,6 +18,7 @@ import (
 const (
 	metricRequestTotal        = "apiserver_request_total"
 	metricLongRunningRequests = "apiserver_longrunning_requests"
+	metricFeatureEnabled      = "kubernetes_feature_enabled"
 	labelVerb                 = "verb"
 	labelGroup                = "group"
 	labelResource             = "resource"
@@ -90,6 +91,22 @@ func (m *APIServerMetrics) OpenWatches(group, resource string) float64 {
 	return m.Sum(metricLongRunningRequests, func(l map[string]string) bool {
 		return l[labelVerb] == "WATCH" && l[labelGroup] == group && l[labelResource] == resource
 	})
+}
+
+// FeatureEnabled reports whether the apiserver's feature gate name is on, from
+// kubernetes_feature_enabled; known is false when the apiserver has no such
+// gate (one removed once GA is always on).
+func (m *APIServerMetrics) FeatureEnabled(name string) (enabled, known bool) {
+	mf, ok := m.families[metricFeatureEnabled]
+	if !ok {
+		return false, false
+	}
+	for _, metric := range mf.GetMetric() {
+		if labelMap(metric)["name"] == name {
+			return value(metric) == 1, true
+		}
+	}
+	return false, false
 }
 
 // Sum adds up the values (counter, gauge or untyped) of metric name's series

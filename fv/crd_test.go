@@ -10,7 +10,7 @@ import (
 	"github.com/kubesync/kubesync/syncer"
 )
 
-var _ = Describe("CRD deleted at runtime", Ordered, func() {
+var _ = Describe("CRD deleted at runtime", Ordered, env.Compat, func() {
 	gone := resources.GlobalNetworkPolicies
 	// Types that no loopback client of the apiserver lists or watches, so that its
 	// metrics count this syncer alone.

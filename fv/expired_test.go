@@ -32,6 +32,9 @@ func expiredRevision(cborOn bool) {
 
 	var c *cluster
 	BeforeAll(func(ctx SpecContext) {
+		if cborOn {
+			env.RequireFeatureGate("CBORServingAndStorage")
+		}
 		c = startCluster(controlplane.WithWatchCache(false),
 			controlplane.WithAPIServerFlag("feature-gates", fmt.Sprintf("CBORServingAndStorage=%t", cborOn)))
 		c.Namespace(ctx, "exp")
@@ -41,7 +44,10 @@ func expiredRevision(cborOn bool) {
 	})
 
 	for _, strategy := range []syncer.InitialList{syncer.Auto, syncer.WatchList, syncer.Paged} {
-		It("relists that type alone, after 410, and reports what it missed ("+strategy.String()+")", func(ctx SpecContext) {
+		It("relists that type alone, after 410, and reports what it missed ("+strategy.String()+")", env.CompatIf(strategy == syncer.Auto), func(ctx SpecContext) {
+			if strategy == syncer.WatchList {
+				env.RequireStreamingLists(ctx, c.Cluster)
+			}
 			p, err := controlplane.NewProxy(c.ControlPlane)
 			Expect(err).NotTo(HaveOccurred())
 			DeferCleanup(p.Close)
@@ -85,7 +91,7 @@ func expiredRevision(cborOn bool) {
 	}
 }
 
-var _ = Describe("apiserver restart with the watch cache on", Ordered, func() {
+var _ = Describe("apiserver restart with the watch cache on", Ordered, env.Compat, func() {
 	types := []resources.Type{resources.Namespaces, resources.Services, resources.GlobalNetworkPolicies, resources.NetworkSets}
 	var c *cluster
 	BeforeAll(func(ctx SpecContext) {

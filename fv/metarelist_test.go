@@ -87,7 +87,7 @@ func countedSyncer(c *cluster, t resources.Type, opts ...syncer.Option) (*consis
 	return m, p, w
 }
 
-var _ = Describe("a relist after an apiserver restart, metadata first", func() {
+var _ = Describe("a relist after an apiserver restart, metadata first", env.Compat, func() {
 	const objects, changed = 5000, 10
 
 	It("lists metadata, GETs the 10 changed pods out of 5,000, and streams nothing in full", func(ctx SpecContext) {

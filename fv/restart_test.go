@@ -10,7 +10,7 @@ import (
 	"github.com/kubesync/kubesync/syncer"
 )
 
-var _ = Describe("apiserver killed and restarted", func() {
+var _ = Describe("apiserver killed and restarted", env.Compat, func() {
 	It("sees every write made while it could not reach the apiserver, without loss or duplicates", func(ctx SpecContext) {
 		// Services of this namespace only: the apiserver keeps its own "kubernetes" one.
 		services := resources.Services.InNamespace("down")

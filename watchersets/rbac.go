@@ -6,6 +6,8 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 )
 
@@ -63,7 +65,13 @@ func (s Set) listWatchRules() []rbacv1.PolicyRule {
 
 // ClusterRoleYAML renders ClusterRole(name) as a YAML manifest.
 func (s Set) ClusterRoleYAML(name string) ([]byte, error) {
-	out, err := yaml.Marshal(s.ClusterRole(name))
+	role, err := runtime.DefaultUnstructuredConverter.ToUnstructured(s.ClusterRole(name))
+	if err != nil {
+		return nil, fmt.Errorf("rendering ClusterRole %q: %w", name, err)
+	}
+	// Before apimachinery v0.34 a zero creationTimestamp renders as null.
+	unstructured.RemoveNestedField(role, "metadata", "creationTimestamp")
+	out, err := yaml.Marshal(role)
 	if err != nil {
 		return nil, fmt.Errorf("rendering ClusterRole %q: %w", name, err)
 	}

@@ -86,7 +86,7 @@ var _ = Describe("kubesync watch --local, run as a user would", func() {
 		leavesNothing()
 	})
 
-	It("makes demo changes that a client of its kubeconfig sees, and cleans up at SIGHUP", func(ctx SpecContext) {
+	It("makes demo changes that a client of its kubeconfig sees, and cleans up at SIGHUP", env.Compat, func(ctx SpecContext) {
 		demoChangesSeen(ctx, tmp, leavesNothing)
 	})
 

@@ -61,7 +61,7 @@ var _ = Describe("A type the user may list but not watch", func() {
 	})
 })
 
-var _ = Describe("Auto against an apiserver that does not stream lists", func() {
+var _ = Describe("Auto against an apiserver that does not stream lists", env.Compat, func() {
 	It("reaches InSync through paged lists", func(ctx SpecContext) {
 		c := env.StartCluster(controlplane.WithAPIServerFlag("feature-gates", "WatchList=false"))
 		c.Namespace(ctx, "paged")

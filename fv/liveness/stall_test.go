@@ -72,7 +72,7 @@ var _ = Describe("Half-open connections over HTTP/1.1", Ordered, func() {
 		})
 	})
 
-	It("notices one type's silent watch, re-opens it from its revision, and leaves the others be", func(ctx SpecContext) {
+	It("notices one type's silent watch, re-opens it from its revision, and leaves the others be", env.Compat, func(ctx SpecContext) {
 		t := types[0]
 		st.stallAndRecover(ctx, []resources.Type{t}, func() int { return p.StallOpen(t.GVR.Group, t.GVR.Resource) })
 	})

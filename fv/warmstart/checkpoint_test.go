@@ -136,7 +136,7 @@ var _ = Describe("Checkpoint and warm start", Ordered, func() {
 		Expect(agent.Out.Contents()).To(BeEmpty())
 	})
 
-	It("resumes with no list, one read of each type's revision that returns no object; changes meanwhile arrive as updates", func(ctx SpecContext) {
+	It("resumes with no list, one read of each type's revision that returns no object; changes meanwhile arrive as updates", env.Compat, func(ctx SpecContext) {
 		resumedWithoutList(ctx, c)
 	})
 
@@ -262,8 +262,16 @@ func resumedWithoutList(ctx SpecContext, c *cluster) {
 	Expect(m.Count(types[0].Kind, syncer.KVNew)).To(Equal(31))
 	Expect(m.Count(types[1].Kind, syncer.KVDeleted)).To(Equal(1))
 	afterLists, afterStreams := requests()
-	Expect(afterLists-lists).To(BeZero(), "no LIST")
-	Expect(afterStreams-streams).To(Equal(len(types)), "one read of each type's revision")
+	if env.StreamsLists(ctx, c.Cluster) {
+		Expect(afterLists-lists).To(BeZero(), "no LIST")
+		Expect(afterStreams-streams).To(Equal(len(types)), "one read of each type's revision")
+	} else {
+		// An apiserver that refuses streaming lists (1.31 and 1.33 by default):
+		// each type's one stream is refused, and its revision read by a LIST of
+		// at most one object instead.
+		Expect(afterLists-lists).To(Equal(len(types)), "one LIST of one object per type")
+		Expect(afterStreams-streams).To(Equal(len(types)), "one refused stream per type")
+	}
 	for _, t := range types {
 		Expect(obs.Reasons(t.Name)).To(BeEmpty(), "%s watched on from its revision", t.Name)
 	}

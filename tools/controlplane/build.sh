@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # Builds the pinned etcd and kube-apiserver into a per-machine cache folder, once per
 # version, and prints that folder. envtest reads it as its BinaryAssetsDirectory.
+#
+# K8S_VERSION=v1.33.13 builds that kube-apiserver instead (make compat's minors),
+# into a folder of its own, next to the same etcd: the pinned one's when it is
+# built, otherwise etcd alone from this module.
 set -euo pipefail
 cd "$(dirname "$0")"
 
-K8S_VERSION=v1.37.2
+PINNED_K8S_VERSION=v1.37.2
+K8S_VERSION=${K8S_VERSION:-$PINNED_K8S_VERSION}
 ETCD_VERSION=v3.7.3
 cache_root=${KUBESYNC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kubesync}
-dir="$cache_root/controlplane/k8s-${K8S_VERSION}_etcd-${ETCD_VERSION}"
+folder() { echo "$cache_root/controlplane/k8s-${1}_etcd-${ETCD_VERSION}"; }
+dir=$(folder "$K8S_VERSION")
 
 if [[ -x "$dir/etcd" && -x "$dir/kube-apiserver" ]]; then
   echo "$dir"
@@ -26,13 +32,43 @@ pkg=k8s.io/component-base/version
 ldflags="-s -w -X $pkg.gitVersion=$K8S_VERSION -X $pkg.gitMajor=$major -X $pkg.gitMinor=$minor"
 ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
 
-echo "building etcd $ETCD_VERSION and kube-apiserver $K8S_VERSION into $dir (several minutes from cold)" >&2
-# One go build for both: its scheduler fills the cores with one binary's packages
-# while the other's single-threaded steps run (etcd's link, kube-apiserver's
-# longest chains). The -X flags name a package etcd does not link: ignored there.
-# -s -w strip the symbols and DWARF from the binaries; -dwarf=false spares the
-# compiler making the DWARF in the first place, a fifth of the build's CPU.
-go build -gcflags=all=-dwarf=false -ldflags "$ldflags" -o "$tmp/" go.etcd.io/etcd/server/v3 k8s.io/kubernetes/cmd/kube-apiserver >&2
-mv "$tmp/server" "$tmp/etcd"
+if [[ "$K8S_VERSION" == "$PINNED_K8S_VERSION" ]]; then
+  echo "building etcd $ETCD_VERSION and kube-apiserver $K8S_VERSION into $dir (several minutes from cold)" >&2
+  # One go build for both: its scheduler fills the cores with one binary's packages
+  # while the other's single-threaded steps run (etcd's link, kube-apiserver's
+  # longest chains). The -X flags name a package etcd does not link: ignored there.
+  # -s -w strip the symbols and DWARF from the binaries; -dwarf=false spares the
+  # compiler making the DWARF in the first place, a fifth of the build's CPU.
+  go build -gcflags=all=-dwarf=false -ldflags "$ldflags" -o "$tmp/" go.etcd.io/etcd/server/v3 k8s.io/kubernetes/cmd/kube-apiserver >&2
+  mv "$tmp/server" "$tmp/etcd"
+  mv "$tmp/etcd" "$tmp/kube-apiserver" "$dir/"
+  echo "$dir"
+  exit 0
+fi
+
+echo "building kube-apiserver $K8S_VERSION into $dir (several minutes from cold)" >&2
+pinned=$(folder "$PINNED_K8S_VERSION")
+if [[ -x "$pinned/etcd" ]]; then
+  cp "$pinned/etcd" "$tmp/etcd"
+else
+  go build -gcflags=all=-dwarf=false -ldflags "-s -w" -o "$tmp/" go.etcd.io/etcd/server/v3 >&2
+  mv "$tmp/server" "$tmp/etcd"
+fi
+# A module of its own requires only k8s.io/kubernetes, so that each version builds
+# with the dependencies it was released with, and names the published release of
+# each staging module k8s.io/kubernetes replaces with a local folder.
+mod="$tmp/mod"
+mkdir "$mod"
+kmod=$(go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')
+{
+  echo "module kubesync.local/controlplane"
+  # k8s.io/kubernetes's go and godebug lines, so the binary runs with the GODEBUG
+  # defaults of its release.
+  grep -E '^(go|godebug) ' "$kmod"
+  echo "require k8s.io/kubernetes $K8S_VERSION"
+  sed -n "s#^[[:space:]]*\(k8s.io/[^ ]*\) => ./staging/.*#replace \1 => \1 v0.${K8S_VERSION#v1.}#p" "$kmod"
+} >"$mod/go.mod"
+printf '//go:build tools\n\npackage controlplane\n\nimport _ "k8s.io/kubernetes/cmd/kube-apiserver"\n' >"$mod/tools.go"
+(cd "$mod" && go mod tidy >&2 && go build -gcflags=all=-dwarf=false -ldflags "$ldflags" -o "$tmp/" k8s.io/kubernetes/cmd/kube-apiserver >&2)
 mv "$tmp/etcd" "$tmp/kube-apiserver" "$dir/"
 echo "$dir"
