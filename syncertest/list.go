@@ -12,10 +12,13 @@ import (
 )
 
 // ListWithContext serves a paged list of the objects that o selects, sorted by
-// key. The continue token is a revision and an offset: without KeepingHistory a
-// token of an older revision than the resource's last change is refused with 410
-// Gone, as an apiserver refuses a compacted one; with it, a token is served at
-// its revision until Compact passes it.
+// key. The continue token is a revision, an offset and the first page's
+// revision: without KeepingHistory a token of an older revision than the
+// resource's last change is refused with 410 Gone, as an apiserver refuses a
+// compacted one; with it, a token is served at its revision until Compact passes
+// it. Every page of a list carries the first page's revision, as an apiserver's
+// pages of one snapshot do, though revisions shared with other resources
+// (SharingRevisions) move on meanwhile.
 func (r *Resource) ListWithContext(_ context.Context, o metav1.ListOptions) (runtime.Object, error) {
 	items, lm, err := r.list("", o)
 	if err != nil {
@@ -63,9 +66,6 @@ func (r *Resource) list(namespace string, o metav1.ListOptions) ([]runtime.Objec
 		end = start + int(o.Limit)
 	}
 	lm := metav1.ListMeta{ResourceVersion: strconv.FormatUint(at, 10)}
-	if r.history == nil {
-		lm.ResourceVersion = strconv.FormatUint(r.revs.Current(), 10)
-	}
 	items := make([]runtime.Object, 0, end-start)
 	for _, k := range keys[start:end] {
 		items = append(items, state[k].DeepCopyObject())
@@ -75,7 +75,7 @@ func (r *Resource) list(namespace string, o metav1.ListOptions) ([]runtime.Objec
 		if r.history == nil {
 			pin = r.rev
 		}
-		lm.Continue = strconv.FormatUint(pin, 10) + "/" + strconv.Itoa(end)
+		lm.Continue = strconv.FormatUint(pin, 10) + "/" + strconv.Itoa(end) + "/" + lm.ResourceVersion
 	}
 	return items, lm, nil
 }
@@ -84,21 +84,7 @@ func (r *Resource) list(namespace string, o metav1.ListOptions) ([]runtime.Objec
 func (r *Resource) listAt(o metav1.ListOptions) (at uint64, offset int, err error) {
 	current := r.revs.Current()
 	if o.Continue != "" {
-		revText, offsetText, _ := strings.Cut(o.Continue, "/")
-		if offset, err = strconv.Atoi(offsetText); err != nil {
-			return 0, 0, apierrors.NewBadRequest("bad continue token")
-		}
-		rev, err := strconv.ParseUint(revText, 10, 64)
-		if err != nil {
-			return 0, 0, apierrors.NewBadRequest("bad continue token")
-		}
-		if r.history == nil && rev != r.rev || rev < r.compacted {
-			return 0, 0, apierrors.NewResourceExpired("the continue token is too old")
-		}
-		if r.history == nil {
-			return current, offset, nil
-		}
-		return rev, offset, nil
+		return r.continueAt(o.Continue)
 	}
 	if r.history == nil {
 		return current, 0, nil
@@ -124,4 +110,23 @@ func failure(fn func() error) error {
 		return nil
 	}
 	return fn()
+}
+
+// continueAt returns the revision a continued page is served at (its first
+// page's) and its offset, or 410 Gone for a token the resource has moved past.
+func (r *Resource) continueAt(token string) (at uint64, offset int, err error) {
+	parts := strings.Split(token, "/")
+	if len(parts) != 3 {
+		return 0, 0, apierrors.NewBadRequest("bad continue token")
+	}
+	pin, err1 := strconv.ParseUint(parts[0], 10, 64)
+	offset, err2 := strconv.Atoi(parts[1])
+	at, err3 := strconv.ParseUint(parts[2], 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return 0, 0, apierrors.NewBadRequest("bad continue token")
+	}
+	if r.history == nil && pin != r.rev || pin < r.compacted {
+		return 0, 0, apierrors.NewResourceExpired("the continue token is too old")
+	}
+	return at, offset, nil
 }

@@ -113,6 +113,23 @@ var _ = Describe("Resource", func() {
 		Expect(apierrors.IsResourceExpired(err)).To(BeTrue())
 	})
 
+	It("gives every page of a list its first page's revision, though a revision it shares moves on", func() {
+		revs := syncertest.NewRevisions()
+		r := syncertest.New(nodesGR, syncertest.SharingRevisions(revs))
+		other := syncertest.New(nodesGR, syncertest.SharingRevisions(revs))
+		r.Set("a", "b", "c")
+		page, err := r.ListWithContext(bg, metav1.ListOptions{Limit: 2})
+		Expect(err).NotTo(HaveOccurred())
+		other.Put("x") // another resource's write: this one's snapshot stands
+		rest, err := r.ListWithContext(bg, metav1.ListOptions{Limit: 2, Continue: page.(metav1.ListInterface).GetContinue()})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(meta.ExtractList(rest)).To(HaveLen(1))
+		Expect(rest.(metav1.ListInterface).GetResourceVersion()).To(Equal(page.(metav1.ListInterface).GetResourceVersion()))
+		r.Put("d")
+		_, err = r.ListWithContext(bg, metav1.ListOptions{Limit: 2, Continue: page.(metav1.ListInterface).GetContinue()})
+		Expect(apierrors.IsResourceExpired(err)).To(BeTrue(), "its own write expires the token")
+	})
+
 	It("sends bookmarks on its period and before the deadline, and ends a watch at its timeout, on its clock", func() {
 		clock := clocktesting.NewFakeClock(time.Now())
 		r := syncertest.New(nodesGR, syncertest.WithBookmarks(time.Minute), syncertest.HonouringTimeouts(),
