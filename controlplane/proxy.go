@@ -212,50 +212,15 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	info := parseRequestInfo(r)
 	gr := schema.GroupResource{Group: info.Group, Resource: info.Resource}
-
-	p.mu.Lock()
-	p.requests[requestKey{resource: gr, verb: info.Verb}]++
-	p.protocols[r.Proto]++
-	if info.Verb == "list" || (info.Verb == "watch" && sendsInitialEvents(r)) {
-		p.lists[gr] = append(p.lists[gr], time.Now())
+	ctx, s := p.admit(w, r, info, gr)
+	if s == nil {
+		return // answered
 	}
-	if r.ProtoMajor != 1 {
-		// Go's HTTP/1 server hands an h2 preface ("PRI * HTTP/2.0") to the
-		// handler: turn it away.
-		p.mu.Unlock()
-		writeStatus(w, http.StatusHTTPVersionNotSupported, metav1.StatusReasonBadRequest, "the proxy speaks HTTP/1.1 only")
-		return
-	}
-	if hole := p.blackhole; hole != nil {
-		p.mu.Unlock()
-		select {
-		case <-hole:
-		case <-r.Context().Done():
-		}
-		panic(http.ErrAbortHandler) // drop the connection without an answer
-	}
-	if info.Resource != "" && p.refused[gr] {
-		p.mu.Unlock()
-		writeStatus(w, http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable,
-			fmt.Sprintf("the proxy refuses requests for %s", gr))
-		return
-	}
-	if info.Verb == "watch" && p.expired[gr] && !sendsInitialEvents(r) {
-		p.mu.Unlock()
-		writeStatus(w, http.StatusGone, metav1.StatusReasonExpired,
-			fmt.Sprintf("the proxy expires watches of %s", gr))
-		return
-	}
-	ctx, cancel := context.WithCancelCause(r.Context())
-	s := &stream{resource: gr, verb: info.Verb, cancel: cancel}
-	p.streams[s] = struct{}{}
-	p.mu.Unlock()
-
 	defer func() {
 		p.mu.Lock()
 		delete(p.streams, s)
 		p.mu.Unlock()
-		cancel(nil)
+		s.cancel(nil)
 	}()
 	// A request that arrives during a stall is held, unforwarded, until the
 	// stall ends or the client gives up; a response or request body in flight
@@ -272,6 +237,53 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// The reverse proxy panics by itself when a cut breaks a response body
 		// it is copying; this covers cuts before the response headers came.
 		panic(http.ErrAbortHandler)
+	}
+}
+
+// admit counts a request and either answers it itself (a nil stream: refused,
+// expired, or not HTTP/1.1; a blackhole drops it) or registers the stream that
+// will forward it, with the context that a cut cancels.
+func (p *Proxy) admit(w http.ResponseWriter, r *http.Request, info requestInfo, gr schema.GroupResource) (context.Context, *stream) {
+	p.mu.Lock()
+	p.requests[requestKey{resource: gr, verb: info.Verb}]++
+	p.protocols[r.Proto]++
+	if info.Verb == "list" || (info.Verb == "watch" && sendsInitialEvents(r)) {
+		p.lists[gr] = append(p.lists[gr], time.Now())
+	}
+	hole := p.blackhole
+	refused := info.Resource != "" && p.refused[gr]
+	expired := info.Verb == "watch" && p.expired[gr] && !sendsInitialEvents(r)
+	if r.ProtoMajor != 1 || hole != nil || refused || expired {
+		p.mu.Unlock()
+		p.turnAway(w, r, gr, hole, refused)
+		return nil, nil
+	}
+	ctx, cancel := context.WithCancelCause(r.Context())
+	s := &stream{resource: gr, verb: info.Verb, cancel: cancel}
+	p.streams[s] = struct{}{}
+	p.mu.Unlock()
+	return ctx, s
+}
+
+// turnAway answers a request the proxy does not forward, in admit's order.
+func (p *Proxy) turnAway(w http.ResponseWriter, r *http.Request, gr schema.GroupResource, hole <-chan struct{}, refused bool) {
+	switch {
+	case r.ProtoMajor != 1:
+		// Go's HTTP/1 server hands an h2 preface ("PRI * HTTP/2.0") to the
+		// handler: turn it away.
+		writeStatus(w, http.StatusHTTPVersionNotSupported, metav1.StatusReasonBadRequest, "the proxy speaks HTTP/1.1 only")
+	case hole != nil:
+		select {
+		case <-hole:
+		case <-r.Context().Done():
+		}
+		panic(http.ErrAbortHandler) // drop the connection without an answer
+	case refused:
+		writeStatus(w, http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable,
+			fmt.Sprintf("the proxy refuses requests for %s", gr))
+	default:
+		writeStatus(w, http.StatusGone, metav1.StatusReasonExpired,
+			fmt.Sprintf("the proxy expires watches of %s", gr))
 	}
 }
 

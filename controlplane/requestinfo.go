@@ -23,6 +23,13 @@ func isNamespaceSubresource(s string) bool {
 	return s == "status" || s == "finalize"
 }
 
+// methodVerbs are the verbs of a resource request's methods, before the path
+// and the query refine them (list, watch, deletecollection).
+var methodVerbs = map[string]string{
+	http.MethodGet: "get", http.MethodHead: "get", http.MethodPost: "create",
+	http.MethodPut: "update", http.MethodPatch: "patch", http.MethodDelete: "delete",
+}
+
 // parseRequestInfo classifies r the way the apiserver does: paths are
 // /api/v1/[namespaces/NS/]RESOURCE[/NAME[/SUBRESOURCE]] and
 // /apis/GROUP/VERSION/[namespaces/NS/]RESOURCE[/NAME[/SUBRESOURCE]].
@@ -38,17 +45,8 @@ func parseRequestInfo(r *http.Request) requestInfo {
 		return info // discovery and other non-resource paths
 	}
 
-	switch r.Method {
-	case http.MethodGet, http.MethodHead:
-		info.Verb = "get"
-	case http.MethodPost:
-		info.Verb = "create"
-	case http.MethodPut:
-		info.Verb = "update"
-	case http.MethodPatch:
-		info.Verb = "patch"
-	case http.MethodDelete:
-		info.Verb = "delete"
+	if verb, ok := methodVerbs[r.Method]; ok {
+		info.Verb = verb
 	}
 	// The deprecated /watch/ prefix.
 	if parts[0] == "watch" && len(parts) > 1 {
