@@ -1,42 +1,69 @@
 package syncer
 
-import "github.com/kubesync/kubesync/resources"
+import (
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubesync/kubesync/resources"
+)
 
 // heldBatch holds the changes of a relist of a type that was in sync until the list
-// completes, coalescing per key so that a relist retried after a failure reports
-// the net change only: New then Deleted cancel, Deleted then New is Updated.
+// completes. Per key it keeps what the consumer holds, which is what the ledger
+// held when the key first changed in the batch, and the key's latest change; take
+// hands on the one update that goes from the first to the second (heldKey.net),
+// so a relist retried after a failure reports the net change only.
+//
+// Merging change by change is not enough: a replacement (the same name, a new UID)
+// then its deletion would become a Deleted of the new UID, which the consumer
+// never saw.
 type heldBatch struct {
-	updates []Update
-	at      map[resources.Key]int // index in updates; a cancelled slot has UpdateType 0
-	live    int
+	keys []heldKey
+	at   map[resources.Key]int // index in keys
 }
 
-func (h *heldBatch) add(u Update) {
+// heldKey is one key of a held batch.
+type heldKey struct {
+	held   bool      // the consumer holds the key...
+	uid    types.UID // ...with this UID
+	latest Update
+}
+
+// add records u, a change of a key the consumer holds with UID was unless u is
+// New. Only a key's first change in the batch tells what the consumer holds.
+func (h *heldBatch) add(u Update, was types.UID) {
 	if h.at == nil {
 		h.at = map[resources.Key]int{}
 	}
-	i, ok := h.at[u.Key]
-	if !ok {
-		h.at[u.Key] = len(h.updates)
-		h.updates = append(h.updates, u)
-		h.live++
+	if i, ok := h.at[u.Key]; ok {
+		h.keys[i].latest = u
 		return
 	}
-	merged, keep := Merge(h.updates[i], u)
-	if !keep {
-		h.updates[i] = Update{}
-		delete(h.at, u.Key)
-		h.live--
-		return
+	h.at[u.Key] = len(h.keys)
+	h.keys = append(h.keys, heldKey{held: u.UpdateType != KVNew, uid: was, latest: u})
+}
+
+// net is the update that takes the consumer from what it holds to the latest:
+//
+//	consumer holds | latest is New or Updated | latest is Deleted
+//	nothing        | New                      | nothing
+//	the key, uid   | Updated                  | Deleted of uid
+func (k heldKey) net() (Update, bool) {
+	gone := k.latest.UpdateType == KVDeleted
+	switch {
+	case !k.held && gone:
+		return Update{}, false
+	case !k.held:
+		return Update{KVPair: k.latest.KVPair, UpdateType: KVNew}, true
+	case gone:
+		return deletion(k.latest.Key, k.latest.Revision, k.uid), true
 	}
-	h.updates[i] = merged
+	return Update{KVPair: k.latest.KVPair, UpdateType: KVUpdated}, true
 }
 
 // take returns the net changes, in the order their keys first changed, and empties h.
 func (h *heldBatch) take() []Update {
-	out := make([]Update, 0, h.live)
-	for _, u := range h.updates {
-		if u.UpdateType != 0 {
+	out := make([]Update, 0, len(h.keys))
+	for _, k := range h.keys {
+		if u, ok := k.net(); ok {
 			out = append(out, u)
 		}
 	}
@@ -47,6 +74,9 @@ func (h *heldBatch) take() []Update {
 // Merge coalesces two successive updates of one key into the one update that has
 // the same effect on a consumer's state, or reports false when they cancel out
 // (New then Deleted). Deleted then New becomes Updated; New then Updated stays New.
+// A Deleted it returns carries later's UID: after an Updated that replaced the
+// object (a new UID), that is not the UID the consumer held before earlier. The
+// syncer's own batches keep the UID the consumer holds instead.
 func Merge(earlier, later Update) (Update, bool) {
 	switch {
 	case earlier.UpdateType == KVNew && later.UpdateType == KVDeleted:

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	"k8s.io/client-go/tools/cache"
 
@@ -124,6 +125,34 @@ var _ = Describe("The loop's orders of events", func() {
 		}
 	})
 
+	It("hands a relist's changes on as what takes the consumer from what it saw to the end, UIDs included", func() {
+		t := stepType("apps")
+		st := newStepper([]resources.Type{t})
+		st.start()
+		st.listed(0, "5", uidObj(t, "x", "5", "x1"), uidObj(t, "z", "5", "z1"), uidObj(t, "w", "5", "w1"))
+		st.play(0, event{kind: evError, rv: "5", err: gone},
+			// A first attempt: x replaced, y created; then the list fails.
+			event{kind: evInitStart}, event{kind: evInitApply, objs: []object{uidObj(t, "x", "7", "x2"), uidObj(t, "y", "7", "y1")}},
+			event{kind: evError, err: errors.New("connection reset")},
+			// The attempt that completes: z deleted and created again, w replaced;
+			// x and y are gone from the list, so the sweep deletes them.
+			event{kind: evInitStart}, event{kind: evDelete, objs: []object{uidObj(t, "z", "8", "z1")}, rv: "8"},
+			event{kind: evInitApply, objs: []object{uidObj(t, "z", "9", "z2"), uidObj(t, "w", "9", "w2")}},
+			event{kind: evInitDone, rv: "10"})
+		batch, ok := st.calls[len(st.calls)-1].([]Update)
+		Expect(ok).To(BeTrue(), "the relist's batch comes last")
+		got := map[string]string{}
+		for _, u := range batch {
+			got[u.Key.Name] = u.UpdateType.String() + " " + string(u.UID)
+		}
+		Expect(got).To(Equal(map[string]string{
+			"x": "Deleted x1", // replaced then deleted: the consumer only ever saw x1
+			"z": "Updated z2", // deleted then created: the consumer held z1
+			"w": "Updated w2", // replaced
+			// y: created then deleted, never seen
+		}))
+	})
+
 	It("returns ErrStopped from Run once Start's context has ended", func() {
 		st := newStepper([]resources.Type{stepType("apps")})
 		ctx, cancel := context.WithCancel(context.Background())
@@ -135,6 +164,13 @@ var _ = Describe("The loop's orders of events", func() {
 		Expect(st.s.Run(context.Background())).To(MatchError(ErrStopped))
 	})
 })
+
+// uidObj is obj with a UID.
+func uidObj(t resources.Type, name, rev string, uid types.UID) object {
+	o := obj(t, name, rev)
+	o.uid, o.kvs[0].UID = uid, uid
+	return o
+}
 
 // pagesLW serves a paged list whose pages name the revisions given.
 type pagesLW struct {

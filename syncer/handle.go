@@ -101,13 +101,14 @@ func (s *Syncer) progress(ts *typeState, rv string) {
 	s.reached(ts, rv)
 }
 
-// emit hands updates on: straight to the queue, or, during a relist of a type that
-// had completed a list, into the relist's held batch.
-func (s *Syncer) emit(ts *typeState, ups ...Update) {
+// emit hands on updates of one object that the ledger held with UID was: straight
+// to the queue, or, during a relist of a type that had completed a list, into the
+// relist's held batch, which keeps was for the consumer's Deleted.
+func (s *Syncer) emit(ts *typeState, was types.UID, ups ...Update) {
 	ts.delivered = ts.delivered || len(ups) > 0
 	if ts.listed && ts.pending != NoList {
 		for _, u := range ups {
-			ts.held.add(u)
+			ts.held.add(u, was)
 		}
 		return
 	}
@@ -126,7 +127,7 @@ func (s *Syncer) apply(ts *typeState, o object) {
 		ts.ledger.Mark(o.id, ts.epoch) // keep the last value that converted
 		return
 	}
-	oldKeys := ts.ledger.Keys(o.id)
+	oldKeys, was := ts.ledger.Keys(o.id), ts.ledger.UID(o.id)
 	newKeys := make([]resources.Key, len(o.kvs))
 	ups := make([]Update, 0, len(o.kvs))
 	for i, kv := range o.kvs {
@@ -139,12 +140,12 @@ func (s *Syncer) apply(ts *typeState, o object) {
 	}
 	for _, k := range oldKeys {
 		if !slices.Contains(newKeys, k) {
-			ups = append(ups, deletion(k, o.rev, o.uid))
+			ups = append(ups, deletion(k, o.rev, was)) // the UID the consumer holds it with
 		}
 	}
 	ts.ledger.Put(o.id, o.rev, o.uid, newKeys, ts.epoch)
 	s.noteObject(ts, o)
-	s.emit(ts, ups...)
+	s.emit(ts, was, ups...)
 }
 
 // remove records a deleted object; an unknown one reports nothing.
@@ -193,7 +194,7 @@ func (s *Syncer) emitGone(ts *typeState, f ledger.Forgotten) {
 	for _, k := range f.Keys {
 		ups = append(ups, deletion(k, f.Rev, f.UID))
 	}
-	s.emit(ts, ups...)
+	s.emit(ts, f.UID, ups...)
 }
 
 // flushHeld delivers the held changes of a relist as one call.

@@ -1,9 +1,10 @@
 package syncer_test
 
 // simFixedCases are the seeds of the simulator that found the defects of the
-// warm start, the metadata-first relist and the first read (1 to 7), with
-// their fault schedules shrunk. Before the fixes, each broke the rule named as
-// its defect (-sim.regressions=found, at 4dc0611); each runs clean now.
+// warm start, the metadata-first relist and the first read (1 to 7) and of a
+// relist's held batch (8), with their fault schedules shrunk. Before the
+// fixes, each broke the rule named as its defect (-sim.regressions=found, at
+// 4dc0611 for 1 to 7, at e9dafaf for 8); each runs clean now.
 var simFixedCases = []simCase{
 	{defect: 1, rule: "checkpoint-ahead", seed: 9,
 		name:   "a Deleted lost for a selected type: the GET of a metadata-first relist outruns the watch's replay",
@@ -32,6 +33,9 @@ var simFixedCases = []simCase{
 	{defect: 7, rule: "converge", seed: 110,
 		name:   "a continue page served at a newer revision goes unnoticed",
 		faults: "264:watch-410(target 387, 25 steps); 271:restart(target 48, 26 steps); 292:watch-cut(target 557, 40 steps); 465:crd-removed(target 451, 23 steps); 562:compact(target 241, 33 steps); 588:stream-cut-before-end(target 691, 43 steps); 629:forbidden(target 1009, 56 steps); 696:kill(target 745, 32 steps); 709:continue-at-newer-revision(target 101, 61 steps); 814:restart(target 991, 54 steps); 1014:compact(target 460, 52 steps); 1146:compact(target 166, 32 steps); 1319:no-bookmarks(target 116, 38 steps); 1366:crd-removed(target 685, 29 steps); 1429:continue-at-newer-revision(target 800, 18 steps); 1496:kill(target 231, 20 steps); 1500:watch-410(target 494, 55 steps); 1639:watch-cut(target 774, 60 steps); 2103:relist(target 255, 27 steps); 2243:watch-410(target 332, 45 steps)"},
+	{defect: 8, rule: "deleted-uid", seed: 2,
+		name:   "a relist's held batch turns a replacement and its deletion into a Deleted of a UID the consumer never saw",
+		faults: "16:stream-cut-before-end(target 665, 39 steps); 360:compact(target 796, 10 steps); 471:apiserver-restart(target 59, 47 steps); 679:identity-unknown(target 463, 14 steps); 723:watch-cut(target 748, 59 steps); 841:watch-410(target 21, 7 steps); 866:crd-removed(target 396, 38 steps); 929:silent-connection(target 775, 54 steps); 993:crd-removed(target 535, 22 steps); 1054:watch-cut(target 630, 14 steps); 1080:watch-cut(target 787, 10 steps); 1147:stream-cut-before-end(target 313, 62 steps); 1164:forbidden(target 95, 35 steps); 1344:write-burst(target 505, 8 steps); 1364:slow-consumer(target 318, 12 steps); 1382:internal-error(target 707, 49 steps); 1383:restart(target 165, 19 steps); 1395:compact(target 1011, 22 steps); 1445:relist(target 353, 60 steps); 1571:slow-consumer(target 855, 46 steps); 1581:write-burst(target 590, 36 steps)"},
 }
 
 // simOpenCases are seeds that find defects beyond those, not fixed yet: each
@@ -39,9 +43,6 @@ var simFixedCases = []simCase{
 // clean once it is fixed (-sim.regressions=fixed), and then join the cases
 // above.
 var simOpenCases = []simCase{
-	{defect: 8, rule: "deleted-uid", seed: 2,
-		name:   "a relist's held batch turns a replacement and its deletion into a Deleted of a UID the consumer never saw",
-		faults: "16:stream-cut-before-end(target 665, 39 steps); 360:compact(target 796, 10 steps); 471:apiserver-restart(target 59, 47 steps); 679:identity-unknown(target 463, 14 steps); 723:watch-cut(target 748, 59 steps); 841:watch-410(target 21, 7 steps); 866:crd-removed(target 396, 38 steps); 929:silent-connection(target 775, 54 steps); 993:crd-removed(target 535, 22 steps); 1054:watch-cut(target 630, 14 steps); 1080:watch-cut(target 787, 10 steps); 1147:stream-cut-before-end(target 313, 62 steps); 1164:forbidden(target 95, 35 steps); 1344:write-burst(target 505, 8 steps); 1364:slow-consumer(target 318, 12 steps); 1382:internal-error(target 707, 49 steps); 1383:restart(target 165, 19 steps); 1395:compact(target 1011, 22 steps); 1445:relist(target 353, 60 steps); 1571:slow-consumer(target 855, 46 steps); 1581:write-burst(target 590, 36 steps)"},
 	{defect: 10, rule: "checkpoint-ahead", seed: 29,
 		name:   "after a cluster change, the relist takes an object at the same name and revision, but another UID, for unchanged",
 		faults: "55:silent-connection(target 113, 64 steps); 71:silent-connection(target 238, 47 steps); 111:write-burst(target 112, 33 steps); 188:watch-410(target 237, 42 steps); 195:slow-consumer(target 1004, 55 steps); 242:cache-stall(target 861, 55 steps); 413:stream-cut-before-end(target 887, 58 steps); 450:kill(target 201, 29 steps); 491:compact(target 39, 43 steps); 685:restart(target 968, 5 steps); 708:cluster-changed(target 613, 52 steps); 799:cluster-changed(target 586, 37 steps)"},

@@ -176,6 +176,16 @@ func (l *Ledger) keysOf(id string, e entry) []resources.Key {
 	return []resources.Key{l.t.KeyFor(ns, name)}
 }
 
+// UID returns the UID recorded for id, "" if it has none or id is unknown. Only
+// the writer may call it.
+func (l *Ledger) UID(id string) types.UID {
+	r, ok := l.entries.get(id)
+	if !ok {
+		return ""
+	}
+	return l.uidOf(id, r)
+}
+
 // Mark records that id was seen in the list or watch of the given epoch, if the
 // ledger holds it.
 func (l *Ledger) Mark(id string, epoch uint32) {
