@@ -153,6 +153,21 @@ var _ = Describe("The loop's orders of events", func() {
 		}))
 	})
 
+	It("takes an object at the same name and revision but another UID for changed, as after a cluster change", func() {
+		t := stepType("apps")
+		st := newStepper([]resources.Type{t})
+		st.start()
+		st.listed(0, "5", uidObj(t, "x", "5", "x1"))
+		st.play(0, event{kind: evError, rv: "5", err: gone})
+		st.listed(0, "6", uidObj(t, "x", "5", "x2"))
+		batch, ok := st.calls[len(st.calls)-1].([]Update)
+		Expect(ok).To(BeTrue(), "the relist changed x")
+		Expect(batch).To(HaveLen(1))
+		Expect(batch[0].UpdateType).To(Equal(KVUpdated))
+		Expect(batch[0].UID).To(BeEquivalentTo("x2"))
+		Expect(st.s.types[0].ledger.Known("x", "5", "x2")).To(BeTrue())
+	})
+
 	It("returns ErrStopped from Run once Start's context has ended", func() {
 		st := newStepper([]resources.Type{stepType("apps")})
 		ctx, cancel := context.WithCancel(context.Background())

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesync/kubesync/internal/ledger"
 	"github.com/kubesync/kubesync/internal/wire"
@@ -153,8 +154,8 @@ func (w *watcher) metaList(ctx context.Context, ms wire.MetaSource) ([]meta.Meta
 		}
 		objs := make([]object, 0, len(items))
 		for _, m := range items {
-			o := object{id: ledger.ObjectID(m.Namespace, m.Name), rev: m.ResourceVersion}
-			if !w.ledger.Known(o.id, o.rev) {
+			o := object{id: ledger.ObjectID(m.Namespace, m.Name), rev: m.ResourceVersion, uid: types.UID(m.UID)}
+			if !w.ledger.Known(o.id, o.rev, o.uid) {
 				changed = append(changed, m)
 				continue
 			}

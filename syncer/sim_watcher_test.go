@@ -352,8 +352,8 @@ func (sw *simWatcher) metaPage() {
 	sw.listed += len(items)
 	objs := make([]object, 0, len(items))
 	for _, m := range items {
-		o := object{id: ledger.ObjectID(m.Namespace, m.Name), rev: strconv.FormatInt(m.Rev, 10)}
-		if !sw.w.ledger.Known(o.id, o.rev) {
+		o := object{id: ledger.ObjectID(m.Namespace, m.Name), rev: strconv.FormatInt(m.Rev, 10), uid: types.UID(m.UID)}
+		if !sw.w.ledger.Known(o.id, o.rev, o.uid) {
 			sw.changed = append(sw.changed, m)
 			continue
 		}
