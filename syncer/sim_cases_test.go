@@ -2,9 +2,10 @@ package syncer_test
 
 // simFixedCases are the seeds of the simulator that found the defects of the
 // warm start, the metadata-first relist and the first read (1 to 7), of a
-// relist's held batch (8) and of a relist after a cluster change (10), with
-// their fault schedules shrunk. Before its fix, each broke the rule named as
-// its defect (-sim.regressions=found; 1 to 7 at 4dc0611); each runs clean now.
+// relist's held batch (8), of a metadata list's pages (9), of a relist after
+// a cluster change (10) and of a refused type's status (11), with their fault
+// schedules shrunk. Before its fix, each broke the rule named as its defect
+// (-sim.regressions=found; 1 to 7 at 4dc0611); each runs clean now.
 var simFixedCases = []simCase{
 	{defect: 1, rule: "checkpoint-ahead", seed: 9,
 		name:   "a Deleted lost for a selected type: the GET of a metadata-first relist outruns the watch's replay",
@@ -39,14 +40,16 @@ var simFixedCases = []simCase{
 	{defect: 10, rule: "checkpoint-ahead", seed: 112,
 		name:   "after a cluster change, the relist takes an object at the same name and revision, but another UID, for unchanged",
 		faults: "285:identity-unknown(target 332, 54 steps); 293:apiserver-restart(target 141, 40 steps); 361:watchlist-refused(target 44, 32 steps); 384:cluster-changed(target 238, 46 steps); 393:forbidden(target 218, 29 steps); 412:internal-error(target 824, 61 steps); 415:compact(target 399, 9 steps); 417:write-burst(target 202, 33 steps); 493:compact(target 582, 23 steps); 597:forbidden(target 643, 19 steps); 618:kill(target 803, 8 steps); 677:cluster-changed(target 298, 41 steps); 685:stream-cut-before-end(target 201, 37 steps)"},
+	{defect: 9, rule: "checkpoint-ahead", seed: 193,
+		name:   "a metadata-first relist takes its last page's revision, although a continue page came from a newer snapshot",
+		faults: "34:watch-cut(target 828, 20 steps); 161:restart(target 193, 49 steps); 215:silent-connection(target 926, 32 steps); 239:cache-stall(target 277, 59 steps); 381:no-bookmarks(target 358, 32 steps); 389:watch-cut(target 783, 38 steps); 503:slow-consumer(target 266, 51 steps); 508:write-burst(target 225, 16 steps); 534:write-burst(target 486, 51 steps); 542:forbidden(target 657, 16 steps); 621:watch-410(target 970, 51 steps); 641:cluster-changed(target 342, 40 steps); 724:watchlist-refused(target 530, 60 steps); 828:continue-at-newer-revision(target 26, 27 steps)"},
+	{defect: 11, rule: "insync-early", seed: 78877,
+		name:   "a type refused, then answered with streaming lists refused, still counts as synced while it lists again",
+		faults: "76:write-burst(target 718, 61 steps); 147:cluster-changed(target 48, 12 steps); 229:watchlist-refused(target 562, 60 steps); 229:forbidden(target 957, 29 steps)"},
 }
 
 // simOpenCases are seeds that find defects beyond those, not fixed yet: each
 // breaks the rule named as its defect (-sim.regressions=found); they run
 // clean once it is fixed (-sim.regressions=fixed), and then join the cases
 // above.
-var simOpenCases = []simCase{
-	{defect: 9, rule: "checkpoint-ahead", seed: 315,
-		name:   "a metadata-first relist takes its last page's revision, although a continue page came from a newer snapshot",
-		faults: "349:watch-cut(target 218, 17 steps); 391:continue-at-newer-revision(target 391, 9 steps); 469:watch-410(target 803, 13 steps)"},
-}
+var simOpenCases = []simCase{}

@@ -334,7 +334,8 @@ func (sw *simWatcher) toWatch(rv string, delay time.Duration) {
 	sw.at = sw.r.clk.Now().Add(delay)
 }
 
-// metaPage is one page of watcher.metaList.
+// metaPage is one page of watcher.metaList, which fails a page of another
+// revision than the first's (errPagesDiffer).
 func (sw *simWatcher) metaPage() {
 	first := sw.pages == 0
 	if err, ok := sw.slow(); ok {
@@ -344,6 +345,13 @@ func (sw *simWatcher) metaPage() {
 	items, more, err := sw.listPage()
 	if err != nil {
 		sw.metaFailed(err)
+		return
+	}
+	if first {
+		sw.firstRV = sw.listRV
+	} else if sw.listRV != sw.firstRV {
+		sw.metaFailed(fmt.Errorf("%w: a page at revision %q after one at %q", errPagesDiffer,
+			strconv.FormatInt(sw.listRV, 10), strconv.FormatInt(sw.firstRV, 10)))
 		return
 	}
 	if first {
