@@ -17,6 +17,8 @@ import (
 
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubesync/kubesync/internal/ledger"
+	"github.com/kubesync/kubesync/internal/wire"
 	"github.com/kubesync/kubesync/resources"
 )
 
@@ -153,6 +155,34 @@ var _ = Describe("The loop's orders of events", func() {
 		}))
 	})
 
+	It("takes an object at the same name and revision but another UID for changed, as after a cluster change", func() {
+		t := stepType("apps")
+		st := newStepper([]resources.Type{t})
+		st.start()
+		st.listed(0, "5", uidObj(t, "x", "5", "x1"))
+		st.play(0, event{kind: evError, rv: "5", err: gone})
+		st.listed(0, "6", uidObj(t, "x", "5", "x2"))
+		batch, ok := st.calls[len(st.calls)-1].([]Update)
+		Expect(ok).To(BeTrue(), "the relist changed x")
+		Expect(batch).To(HaveLen(1))
+		Expect(batch[0].UpdateType).To(Equal(KVUpdated))
+		Expect(batch[0].UID).To(BeEquivalentTo("x2"))
+		Expect(st.s.types[0].ledger.Known("x", "5", "x2")).To(BeTrue())
+	})
+
+	It("stops counting a refused type as synced once the server answers it otherwise", func() {
+		for _, answer := range []error{errWatchListUnsupported, errNoProgress} {
+			st := newStepper([]resources.Type{stepType("apps")}, WithInitialList(Auto))
+			st.start()
+			st.play(0, event{kind: evError, err: apierrors.NewUnauthorized("no"), stream: true})
+			Expect(st.s.types[0].status()).To(Equal(InSync), "a refused type counts as synced")
+			st.play(0, event{kind: evError, err: answer, stream: true})
+			Expect(st.s.types[0].initial.strategy).To(Equal(Paged))
+			Expect(st.s.types[0].status()).To(Equal(ResyncInProgress),
+				"after %v the type lists: it is no longer refused", answer)
+		}
+	})
+
 	It("returns ErrStopped from Run once Start's context has ended", func() {
 		st := newStepper([]resources.Type{stepType("apps")})
 		ctx, cancel := context.WithCancel(context.Background())
@@ -204,6 +234,47 @@ var _ = Describe("A paged list", func() {
 	})
 
 	It("fails when a continuation answers from another snapshot", func() {
+		_, err := list("7", "7", "9")
+		Expect(err).To(MatchError(errPagesDiffer))
+	})
+})
+
+// metaPagesLW serves a metadata list whose pages name the revisions given.
+type metaPagesLW struct{ revisions []string }
+
+func (p metaPagesLW) ListMetadata(_ context.Context, opts metav1.ListOptions) (wire.MetaPage, error) {
+	i := 0
+	if opts.Continue != "" {
+		i, _ = strconv.Atoi(opts.Continue)
+	}
+	page := wire.MetaPage{Meta: wire.ListMeta{ResourceVersion: p.revisions[i]}}
+	if i+1 < len(p.revisions) {
+		page.Meta.Continue = strconv.Itoa(i + 1)
+	}
+	return page, nil
+}
+
+func (metaPagesLW) GetRaw(context.Context, string, string, string) (*wire.Object, int, error) {
+	return nil, 0, errors.New("no GET")
+}
+
+var _ = Describe("A metadata-first relist's list", func() {
+	list := func(revisions ...string) (string, error) {
+		cfg := defaults()
+		t := stepType("apps")
+		w := &watcher{t: t, cfg: &cfg, events: make(chan event, 16), ledger: ledger.New(t)}
+		_, pages, err := w.metaList(context.Background(), metaPagesLW{revisions: revisions})
+		if err != nil {
+			return "", err
+		}
+		return pages.ResourceVersion, nil
+	}
+
+	It("completes at the revision its pages share", func() {
+		Expect(list("7", "7", "7")).To(Equal("7"))
+	})
+
+	It("fails when a continuation answers from another snapshot, not taking the last page's revision", func() {
 		_, err := list("7", "7", "9")
 		Expect(err).To(MatchError(errPagesDiffer))
 	})

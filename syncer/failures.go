@@ -114,6 +114,7 @@ func (s *Syncer) onUnsupported(ts *typeState, ev event, log logrus.FieldLogger) 
 	if s.cfg.initialList == Auto && ts.initial.strategy == WatchList {
 		log.Info("Streaming lists refused; falling back to paged lists")
 		ts.initial.strategy = Paged
+		ts.setPhase(backingOff) // answered, so no longer refused: it lists again
 		return 0
 	}
 	return s.onTransient(ts, ev, log)
@@ -126,6 +127,7 @@ func (s *Syncer) onStalled(ts *typeState, ev event, log logrus.FieldLogger) time
 	if s.streamingList(ts, ev) {
 		log.Warn("Streaming list stalled before its initial events ended; falling back to paged lists")
 		ts.initial.strategy = Paged
+		ts.setPhase(backingOff) // as in onUnsupported
 		return 0
 	}
 	log.Warn("No progress from the server; re-opening")

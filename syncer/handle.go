@@ -119,7 +119,7 @@ func (s *Syncer) emit(ts *typeState, was types.UID, ups ...Update) {
 // a changed one reports Updated for keys the object had, New for keys it did not,
 // and Deleted for keys its conversion no longer produces.
 func (s *Syncer) apply(ts *typeState, o object) {
-	if o.err == nil && ts.ledger.Seen(o.id, o.rev, ts.epoch) {
+	if o.err == nil && ts.ledger.Seen(o.id, o.rev, o.uid, ts.epoch) {
 		return
 	}
 	if o = o.decoded(); o.err != nil {

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesync/kubesync/internal/ledger"
 	"github.com/kubesync/kubesync/internal/wire"
@@ -139,6 +140,7 @@ func (w *watcher) metaList(ctx context.Context, ms wire.MetaSource) ([]meta.Meta
 	}
 	list := wire.NewMetaPages(ms, opts)
 	var changed []meta.Meta
+	var snapshot string // the first page's revision, which every page must share, as in pagedList
 	for !list.Done() {
 		var items []meta.Meta
 		err := w.bound(ctx, func(ctx context.Context) (err error) {
@@ -148,13 +150,18 @@ func (w *watcher) metaList(ctx context.Context, ms wire.MetaSource) ([]meta.Meta
 		if err != nil {
 			return nil, nil, err
 		}
+		if list.Pages == 1 {
+			snapshot = list.ResourceVersion
+		} else if list.ResourceVersion != snapshot {
+			return nil, nil, fmt.Errorf("%w: a page at revision %q after one at %q", errPagesDiffer, list.ResourceVersion, snapshot)
+		}
 		if list.Pages == 1 && !w.send(ctx, event{kind: evInitStart}) {
 			return nil, nil, ctx.Err()
 		}
 		objs := make([]object, 0, len(items))
 		for _, m := range items {
-			o := object{id: ledger.ObjectID(m.Namespace, m.Name), rev: m.ResourceVersion}
-			if !w.ledger.Known(o.id, o.rev) {
+			o := object{id: ledger.ObjectID(m.Namespace, m.Name), rev: m.ResourceVersion, uid: types.UID(m.UID)}
+			if !w.ledger.Known(o.id, o.rev, o.uid) {
 				changed = append(changed, m)
 				continue
 			}

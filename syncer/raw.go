@@ -49,7 +49,7 @@ func (w *watcher) convertRaw(r *wire.Object) object {
 		o.kvs = []resources.KVPair{w.t.KeyPair(r.Meta.Namespace, r.Meta.Name, o.rev, o.uid)}
 		o.src = r.Partial() // what the checkpoint keeps of a keys-only object: its metadata
 		r.Release()
-	case w.ledger != nil && w.ledger.Known(o.id, o.rev):
+	case w.ledger != nil && w.ledger.Known(o.id, o.rev, o.uid):
 		o.decode = func() object { return w.released(r) }
 	default:
 		o = w.released(r)

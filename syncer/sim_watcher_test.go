@@ -334,7 +334,8 @@ func (sw *simWatcher) toWatch(rv string, delay time.Duration) {
 	sw.at = sw.r.clk.Now().Add(delay)
 }
 
-// metaPage is one page of watcher.metaList.
+// metaPage is one page of watcher.metaList, which fails a page of another
+// revision than the first's (errPagesDiffer).
 func (sw *simWatcher) metaPage() {
 	first := sw.pages == 0
 	if err, ok := sw.slow(); ok {
@@ -347,13 +348,20 @@ func (sw *simWatcher) metaPage() {
 		return
 	}
 	if first {
+		sw.firstRV = sw.listRV
+	} else if sw.listRV != sw.firstRV {
+		sw.metaFailed(fmt.Errorf("%w: a page at revision %q after one at %q", errPagesDiffer,
+			strconv.FormatInt(sw.listRV, 10), strconv.FormatInt(sw.firstRV, 10)))
+		return
+	}
+	if first {
 		sw.send(event{kind: evInitStart})
 	}
 	sw.listed += len(items)
 	objs := make([]object, 0, len(items))
 	for _, m := range items {
-		o := object{id: ledger.ObjectID(m.Namespace, m.Name), rev: strconv.FormatInt(m.Rev, 10)}
-		if !sw.w.ledger.Known(o.id, o.rev) {
+		o := object{id: ledger.ObjectID(m.Namespace, m.Name), rev: strconv.FormatInt(m.Rev, 10), uid: types.UID(m.UID)}
+		if !sw.w.ledger.Known(o.id, o.rev, o.uid) {
 			sw.changed = append(sw.changed, m)
 			continue
 		}

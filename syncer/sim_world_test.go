@@ -207,7 +207,8 @@ func describe(ev event) string {
 // issue's; beyond them, 8: a relist's held batch deletes a UID the consumer
 // never saw; 9: a metadata list's pages from different revisions; 10: a relist
 // after a cluster change takes an object at the same name and revision, but
-// another UID, for unchanged.
+// another UID, for unchanged; 11: InSync while a type that was refused lists
+// again, after a streaming list refused or stalled.
 func (r *simRun) classify(rule simRule, msg string) int {
 	l := r.life
 	switch rule {
@@ -220,6 +221,8 @@ func (r *simRun) classify(rule simRule, msg string) int {
 		}
 	case ruleDeletedUID:
 		return 8
+	case ruleInSyncEarly:
+		return 11
 	case ruleResumedUnwhole:
 		return 6
 	case rulePagedForGood:

@@ -21,7 +21,7 @@ func Example() {
 	}
 
 	epoch = l.NextEpoch(epoch) // the relist: a at the same revision, b gone
-	fmt.Println("a unchanged:", l.Seen(ledger.ObjectID("ns", "a"), "10", epoch))
+	fmt.Println("a unchanged:", l.Seen(ledger.ObjectID("ns", "a"), "10", "", epoch))
 	l.Sweep(epoch, func(f ledger.Forgotten) { fmt.Println("deleted:", f.Keys, "at", f.Rev) })
 	fmt.Println("objects:", l.Len())
 	// Output:

@@ -99,12 +99,12 @@ func (l *Ledger) Empty() bool {
 	return l.entries.n == 0
 }
 
-// Seen marks id with epoch if the ledger holds it at rev, and reports whether it
-// does. It is the path of every unchanged object in a relist, so it compares
-// without allocating. Only the writer may call it.
-func (l *Ledger) Seen(id, rev string, epoch uint32) bool {
+// Seen marks id with epoch if the ledger holds it at rev with uid, and reports
+// whether it does. It is the path of every unchanged object in a relist, so it
+// compares without allocating. Only the writer may call it.
+func (l *Ledger) Seen(id, rev string, uid types.UID, epoch uint32) bool {
 	r, ok := l.entries.get(id)
-	if !ok || !l.sameRev(id, r.e, rev) {
+	if !ok || !l.same(id, r, rev, uid) {
 		return false
 	}
 	l.mu.Lock()
@@ -113,15 +113,32 @@ func (l *Ledger) Seen(id, rev string, epoch uint32) bool {
 	return true
 }
 
-// Known reports whether the ledger holds id at rev; any goroutine may ask. A
-// watcher asks it, outside the loop, to skip decoding an object whose revision is
-// unchanged; the loop's Seen decides again, so a stale answer costs a late
-// decode, never a lost change.
-func (l *Ledger) Known(id, rev string) bool {
+// Known reports whether the ledger holds id at rev with uid; any goroutine may
+// ask. A watcher asks it, outside the loop, to skip decoding an object whose
+// revision is unchanged; the loop's Seen decides again, so a stale answer costs a
+// late decode, never a lost change.
+func (l *Ledger) Known(id, rev string, uid types.UID) bool {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	r, ok := l.entries.get(id)
-	return ok && l.sameRev(id, r.e, rev)
+	return ok && l.same(id, r, rev, uid)
+}
+
+// same: r is id at rev, and of uid unless either UID is unknown. A revision
+// names one write in one cluster only: a checkpoint of another cluster can hold
+// the same name at the same revision, another object.
+func (l *Ledger) same(id string, r *record, rev string, uid types.UID) bool {
+	if !l.sameRev(id, r.e, rev) {
+		return false
+	}
+	if uid == "" {
+		return true
+	}
+	if r.oddUID {
+		return l.oddUIDs[id] == uid
+	}
+	u, ok := parseUID(string(uid))
+	return r.uid == [16]byte{} || (ok && u == r.uid)
 }
 
 // Newer reports whether the ledger holds id at an integer revision after rev, an

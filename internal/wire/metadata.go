@@ -68,7 +68,9 @@ type MetaPages struct {
 	// Pages, Objects and Bytes count the pages read so far, their items and
 	// their bytes (MetaPage.Bytes).
 	Pages, Objects, Bytes int
-	// ResourceVersion is the list's revision, once Done.
+	// ResourceVersion is the revision of the page read last: the list's, once
+	// Done. A continue token pins its list's revision, so every page should
+	// carry the first one's.
 	ResourceVersion string
 }
 
@@ -92,10 +94,8 @@ func (p *MetaPages) Next(ctx context.Context) ([]meta.Meta, error) {
 	p.Pages++
 	p.Objects += len(page.Items)
 	p.Bytes += page.Bytes
-	p.opts.Continue = page.Meta.Continue
-	if page.Meta.Continue == "" {
-		p.done, p.ResourceVersion = true, page.Meta.ResourceVersion
-	}
+	p.opts.Continue, p.ResourceVersion = page.Meta.Continue, page.Meta.ResourceVersion
+	p.done = page.Meta.Continue == ""
 	return page.Items, nil
 }
 
