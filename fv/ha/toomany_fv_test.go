@@ -1,8 +1,11 @@
 package ha_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"path"
@@ -12,9 +15,13 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/fv/env"
@@ -29,8 +36,6 @@ import (
 const skipTimeoutFallback = "ConsistentListFromCacheSkipTimeoutFallback"
 
 var _ = Describe("a highly available control plane that answers 429", func() {
-	// Built-in types only: an apiserver that cannot reach etcd does not serve
-	// custom resources at all, where a built-in's watch cache answers 429.
 	const busyNS = "ha-busy"
 	busyTypes := []resources.Type{resources.ConfigMaps.InNamespace(busyNS), resources.Services.InNamespace(busyNS)}
 
@@ -40,45 +45,33 @@ var _ = Describe("a highly available control plane that answers 429", func() {
 		dyn, err := dynamic.NewForConfig(c.CP.Config())
 		Expect(err).NotTo(HaveOccurred())
 		Expect(samples.Create(ctx, dyn, resources.Namespaces, "", busyNS)).To(Succeed())
-		// Written straight to the first apiserver, which the syncer cannot
-		// reach during the fault: it has those writes to catch up with.
+		// The admin's writes are exempt from priority and fairness: they go on
+		// while the syncer is refused, which has them to catch up with.
 		w := startWriting(ctx, c.CP.Config(), busyTypes, seed())
+		user, err := c.CP.AddUser(ctx, busyUser, env.ListWatchRules(busyTypes))
+		Expect(err).NotTo(HaveOccurred())
 		busy := &busyLog{}
-		cfg := c.Config(true)
+		cfg := throughBalancer(c, user)
 		cfg.Wrap(busy.wrap)
 		run := startSyncer(cfg, busyTypes)
 
-		// The lagging apiserver restarts cut off from etcd: it serves, but its
-		// watch caches cannot fill, and it answers every list and watch of a
-		// built-in type 429 with Retry-After. The others leave the rotation and
-		// every connection is cut, so that the syncer's next requests reach it.
-		lagging, name := c.Servers[len(c.Servers)-1], ha.ServerName(len(c.Servers)-1)
-		c.EtcdLink.Pause()
-		DeferCleanup(c.EtcdLink.Resume)
-		Expect(lagging.Stop()).To(Succeed())
-		startInBackground(lagging)
-		Eventually(func() error { return serving(lagging.Config()) }).Should(Succeed(), "%s serves, cut off from etcd", name)
-		others := outOfRotation(c, name)
+		// Every apiserver's priority and fairness rejects the user's requests
+		// (429 with Retry-After) once it has the flow schema; every connection
+		// is cut, so that the syncer's watches open again into it.
+		busyUntilDeleted(ctx, c, user, busyNS)
 		faultAt := time.Now()
 		c.LB.Cut()
 		// Past the watch errors that make a type relist, were a 429 one.
 		for _, t := range busyTypes {
 			Eventually(func() int { return busy.count(t.GVR.Resource) }).Should(BeNumerically(">", 5), "%s answered 429", t.Name)
 		}
-
-		// Back: the others in, the lagging one out, every connection cut again.
-		for _, o := range others {
-			Expect(c.LB.In(o)).To(Succeed())
-		}
-		Expect(c.LB.Out(name)).To(Succeed())
-		c.LB.Cut()
-		c.EtcdLink.Resume()
+		Expect(deleteBusy(ctx, c)).To(Succeed())
 		held := time.Since(faultAt)
 		done, failed := w.stop()
 		converged := converge(ctx, c, run.consumer, w.Writer, time.Now(), busyTypes)
 		waits, early := busy.earliest()
 		AddReportEntry("HA 429", ReportEntryVisibilityAlways, fmt.Sprintf(
-			"429s by resource %v; %d requests after one, the earliest %s before its Retry-After; fault held %s; converged %s after; "+
+			"429s by resource %v; %d requests after one, the earliest %s before its Retry-After; 429s for %s; converged %s after; "+
 				"%d writes, %d failed; lists by type and reason %v; syncer log: %s",
 			busy.counts(), waits, early.Round(time.Millisecond), held.Round(time.Millisecond), converged.Round(time.Millisecond),
 			done, failed, run.listed(busyTypes), run.logged.Summary()))
@@ -97,9 +90,10 @@ var _ = Describe("a highly available control plane that answers 429", func() {
 
 // busyLog is a transport wrapper that records the 429s a syncer met, by
 // resource, and how long after each the next request of that resource came.
-// It drops their Retry-After header, so that client-go's REST client, which
-// retries such a 429 up to ten times by itself, hands every one to the
-// syncer, with the seconds in the Status body's details as its only hint.
+// It moves their Retry-After header into a Status body's details, as the
+// apiserver's storage layer gives it: client-go's REST client, which retries
+// a 429 with the header up to ten times by itself, then hands every one to
+// the syncer, the details its only hint.
 type busyLog struct {
 	mu   sync.Mutex
 	n    map[string]int
@@ -122,8 +116,8 @@ func (b *busyLog) wrap(rt http.RoundTripper) http.RoundTripper {
 		resp, err := rt.RoundTrip(r)
 		if err == nil && resp.StatusCode == http.StatusTooManyRequests {
 			secs, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
-			resp.Header.Del("Retry-After")
 			b.tooMany(res, time.Duration(secs)*time.Second)
+			err = asStatus(resp, secs)
 		}
 		return resp, err
 	})
@@ -172,39 +166,106 @@ func (b *busyLog) earliest() (int, time.Duration) {
 	return b.waits, b.early
 }
 
+// asStatus replaces resp's body, priority and fairness's line of text, with
+// a Status of a 429 that suggests secs, and drops its Retry-After header.
+func asStatus(resp *http.Response, secs int) error {
+	_ = resp.Body.Close()
+	st := apierrors.NewTooManyRequests("priority and fairness rejected the request", secs).ErrStatus
+	st.TypeMeta = metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}
+	body, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	resp.Header.Del("Retry-After")
+	resp.Header.Set("Content-Type", "application/json")
+	resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+	return nil
+}
+
 type roundTripper func(*http.Request) (*http.Response, error)
 
 func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// startInBackground starts a, returning at once; the channel gets Start's
-// error. The start is given up when the spec ends.
-func startInBackground(a *controlplane.APIServer) <-chan error {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.Start(ctx) }()
-	DeferCleanup(cancel)
-	return done
+// busyUser is the syncer's user, whose requests the flow schema and priority
+// level busyName reject.
+const (
+	busyUser = "busy-agent"
+	busyName = "kubesync-busy"
+)
+
+// throughBalancer is the user's config through the balancer, over HTTP/1.1.
+func throughBalancer(c *ha.Cluster, user *rest.Config) *rest.Config {
+	cfg := rest.CopyConfig(user)
+	cfg.Host = c.Config(true).Host
+	cfg.NextProtos = []string{"http/1.1"}
+	return cfg
 }
 
-// serving asks the apiserver at cfg its version, which needs no etcd.
-func serving(cfg *rest.Config) error {
-	cs, err := kubernetes.NewForConfig(cfg)
+// busyUntilDeleted makes priority and fairness reject every request of the
+// user, on every apiserver (a priority level of no seats that rejects what it
+// cannot run), deleted when the spec ends or by deleteBusy, and returns once
+// each apiserver answers the user 429.
+func busyUntilDeleted(ctx context.Context, c *ha.Cluster, user *rest.Config, ns string) {
+	cs, err := kubernetes.NewForConfig(c.CP.Config())
+	Expect(err).NotTo(HaveOccurred())
+	_, err = cs.FlowcontrolV1().PriorityLevelConfigurations().Create(ctx, &flowcontrolv1.PriorityLevelConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: busyName},
+		Spec: flowcontrolv1.PriorityLevelConfigurationSpec{Type: flowcontrolv1.PriorityLevelEnablementLimited,
+			Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{
+				NominalConcurrencyShares: ptr.To[int32](0), LendablePercent: ptr.To[int32](0), BorrowingLimitPercent: ptr.To[int32](0),
+				LimitResponse: flowcontrolv1.LimitResponse{Type: flowcontrolv1.LimitResponseTypeReject},
+			}},
+	}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	_, err = cs.FlowcontrolV1().FlowSchemas().Create(ctx, &flowcontrolv1.FlowSchema{
+		ObjectMeta: metav1.ObjectMeta{Name: busyName},
+		Spec: flowcontrolv1.FlowSchemaSpec{
+			PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: busyName},
+			MatchingPrecedence:         500,
+			Rules: []flowcontrolv1.PolicyRulesWithSubjects{{
+				Subjects: []flowcontrolv1.Subject{{Kind: flowcontrolv1.SubjectKindUser, User: &flowcontrolv1.UserSubject{Name: busyUser}}},
+				ResourceRules: []flowcontrolv1.ResourcePolicyRule{{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"},
+					Namespaces: []string{"*"}, ClusterScope: true}},
+			}},
+		},
+	}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func(ctx SpecContext) { Expect(deleteBusy(ctx, c)).To(Succeed()) })
+	for i, a := range c.Servers {
+		direct := rest.CopyConfig(user)
+		direct.Host = a.Config().Host
+		Eventually(func() int { return status(ctx, direct, ns) }).Should(Equal(http.StatusTooManyRequests), "%s rejects the user", ha.ServerName(i))
+	}
+}
+
+// deleteBusy deletes busyUntilDeleted's flow schema and priority level, if
+// they are still there.
+func deleteBusy(ctx context.Context, c *ha.Cluster) error {
+	cs, err := kubernetes.NewForConfig(c.CP.Config())
 	if err != nil {
 		return err
 	}
-	_, err = cs.Discovery().ServerVersion()
-	return err
+	fc := cs.FlowcontrolV1()
+	if err := fc.FlowSchemas().Delete(ctx, busyName, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	if err := fc.PriorityLevelConfigurations().Delete(ctx, busyName, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	return nil
 }
 
-// outOfRotation takes every apiserver but the one named keep out of the
-// balancer's rotation, returning their names.
-func outOfRotation(c *ha.Cluster, keep string) []string {
-	var out []string
-	for i := range c.Servers {
-		if name := ha.ServerName(i); name != keep {
-			Expect(c.LB.Out(name)).To(Succeed())
-			out = append(out, name)
-		}
+// status is the HTTP status of one list of ns's config maps as cfg's user, asked
+// once: client-go's own retries of a 429 would hide it.
+func status(ctx context.Context, cfg *rest.Config, ns string) int {
+	client, err := rest.HTTPClientFor(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cfg.Host+"/api/v1/namespaces/"+ns+"/configmaps?limit=1", nil)
+	Expect(err).NotTo(HaveOccurred())
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0
 	}
-	return out
+	_ = resp.Body.Close()
+	return resp.StatusCode
 }
