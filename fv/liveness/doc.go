@@ -5,6 +5,6 @@
 // deadline; Auto's fallback to paged lists; and the freshness of a view: the
 // liveness status over stalled watches, WaitFor at a write's revision, and
 // Unreachable over refused connections, each on shortened timings. It has a
-// package of its own so
-// that `go test ./...` runs these waits beside the other fv specs.
+// package of its own so that `go test ./...` runs these waits beside the other
+// fv specs.
 package liveness
