@@ -16,6 +16,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
@@ -48,7 +49,10 @@ var _ = Describe("a highly available control plane that answers 429", func() {
 		// The admin's writes are exempt from priority and fairness: they go on
 		// while the syncer is refused, which has them to catch up with.
 		w := startWriting(ctx, c.CP.Config(), busyTypes, seed())
-		user, err := c.CP.AddUser(ctx, busyUser, env.ListWatchRules(busyTypes))
+		// The user may list and watch the types, and create config maps, which
+		// busyUntilDeleted needs.
+		rules := append(env.ListWatchRules(busyTypes), rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"create"}})
+		user, err := c.CP.AddUser(ctx, busyUser, rules)
 		Expect(err).NotTo(HaveOccurred())
 		busy := &busyLog{}
 		cfg := throughBalancer(c, user)
@@ -202,14 +206,16 @@ func throughBalancer(c *ha.Cluster, user *rest.Config) *rest.Config {
 	return cfg
 }
 
-// busyUntilDeleted makes priority and fairness reject every request of the
-// user, on every apiserver (a priority level of no seats that rejects what it
-// cannot run), deleted when the spec ends or by deleteBusy, and returns once
-// each apiserver answers the user 429.
+// busyUntilDeleted makes priority and fairness reject the user's requests on
+// every apiserver, until deleteBusy or the end of the spec: the user's flow
+// schema leads to a priority level of no seats that rejects what it cannot run
+// at once (429 with Retry-After), and a create of the user's whose body never
+// ends holds the one request such a level still runs. It returns once each
+// apiserver answers the user 429.
 func busyUntilDeleted(ctx context.Context, c *ha.Cluster, user *rest.Config, ns string) {
 	cs, err := kubernetes.NewForConfig(c.CP.Config())
 	Expect(err).NotTo(HaveOccurred())
-	_, err = cs.FlowcontrolV1().PriorityLevelConfigurations().Create(ctx, &flowcontrolv1.PriorityLevelConfiguration{
+	pl, err := cs.FlowcontrolV1().PriorityLevelConfigurations().Create(ctx, &flowcontrolv1.PriorityLevelConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: busyName},
 		Spec: flowcontrolv1.PriorityLevelConfigurationSpec{Type: flowcontrolv1.PriorityLevelEnablementLimited,
 			Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{
@@ -235,8 +241,38 @@ func busyUntilDeleted(ctx context.Context, c *ha.Cluster, user *rest.Config, ns 
 	for i, a := range c.Servers {
 		direct := rest.CopyConfig(user)
 		direct.Host = a.Config().Host
-		Eventually(func() int { return status(ctx, direct, ns) }).Should(Equal(http.StatusTooManyRequests), "%s rejects the user", ha.ServerName(i))
+		Eventually(func() string {
+			return answer(ctx, direct, ns).Header.Get(flowcontrolv1.ResponseHeaderMatchedPriorityLevelConfigurationUID)
+		}).
+			Should(Equal(string(pl.UID)), "%s classifies the user's requests", ha.ServerName(i))
+		holdSeat(direct, ns)
+		Eventually(func() int { return answer(ctx, direct, ns).StatusCode }).Should(Equal(http.StatusTooManyRequests), "%s rejects the user", ha.ServerName(i))
 	}
+}
+
+// holdSeat sends, as cfg's user, a create whose body never ends: its handler
+// waits for the rest, holding the request's seat, until the spec ends.
+func holdSeat(cfg *rest.Config, ns string) {
+	client, err := rest.HTTPClientFor(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	body, more := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cfg.Host+"/api/v1/namespaces/"+ns+"/configmaps", body)
+	Expect(err).NotTo(HaveOccurred())
+	req.Header.Set("Content-Type", "application/json")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if resp, err := client.Do(req); err == nil {
+			_ = resp.Body.Close()
+		}
+	}()
+	go func() { _, _ = more.Write([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"held"`)) }()
+	DeferCleanup(func() {
+		cancel()
+		_ = more.Close()
+		<-done
+	})
 }
 
 // deleteBusy deletes busyUntilDeleted's flow schema and priority level, if
@@ -256,17 +292,19 @@ func deleteBusy(ctx context.Context, c *ha.Cluster) error {
 	return nil
 }
 
-// status is the HTTP status of one list of ns's config maps as cfg's user, asked
-// once: client-go's own retries of a 429 would hide it.
-func status(ctx context.Context, cfg *rest.Config, ns string) int {
+// answer is the answer to one list of ns's config maps as cfg's user, asked
+// once (client-go's own retries of a 429 would hide it), its body read and
+// closed; a request that failed answers 0.
+func answer(ctx context.Context, cfg *rest.Config, ns string) *http.Response {
 	client, err := rest.HTTPClientFor(cfg)
 	Expect(err).NotTo(HaveOccurred())
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cfg.Host+"/api/v1/namespaces/"+ns+"/configmaps?limit=1", nil)
 	Expect(err).NotTo(HaveOccurred())
 	resp, err := client.Do(req)
 	if err != nil {
-		return 0
+		return &http.Response{Header: http.Header{}}
 	}
+	_, _ = io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
-	return resp.StatusCode
+	return resp
 }
