@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"path"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -257,13 +258,15 @@ func holdSeat(cfg *rest.Config, ns string) {
 	Expect(err).NotTo(HaveOccurred())
 	body, more := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cfg.Host+"/api/v1/namespaces/"+ns+"/configmaps", body)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(cfg.Host, "/")+"/api/v1/namespaces/"+ns+"/configmaps", body)
 	Expect(err).NotTo(HaveOccurred())
 	req.Header.Set("Content-Type", "application/json")
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		if resp, err := client.Do(req); err == nil {
+			// Answered before the spec ended: the seat was not held.
+			GinkgoWriter.Printf("the create holding a seat was answered %s\n", resp.Status)
 			_ = resp.Body.Close()
 		}
 	}()
