@@ -301,7 +301,7 @@ func deleteBusy(ctx context.Context, c *ha.Cluster) error {
 func answer(ctx context.Context, cfg *rest.Config, ns string) *http.Response {
 	client, err := rest.HTTPClientFor(cfg)
 	Expect(err).NotTo(HaveOccurred())
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cfg.Host+"/api/v1/namespaces/"+ns+"/configmaps?limit=1", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(cfg.Host, "/")+"/api/v1/namespaces/"+ns+"/configmaps?limit=1", nil)
 	Expect(err).NotTo(HaveOccurred())
 	resp, err := client.Do(req)
 	if err != nil {
