@@ -252,28 +252,39 @@ func busyUntilDeleted(ctx context.Context, c *ha.Cluster, user *rest.Config, ns 
 }
 
 // holdSeat sends, as cfg's user, a create whose body never ends: its handler
-// waits for the rest, holding the request's seat, until the spec ends.
+// waits for the rest, holding the request's seat, until the spec ends. A
+// create rejected because another request of the user ran (a probe) is sent
+// again.
 func holdSeat(cfg *rest.Config, ns string) {
 	client, err := rest.HTTPClientFor(cfg)
 	Expect(err).NotTo(HaveOccurred())
-	body, more := io.Pipe()
+	url := strings.TrimSuffix(cfg.Host, "/") + "/api/v1/namespaces/" + ns + "/configmaps"
 	ctx, cancel := context.WithCancel(context.Background())
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(cfg.Host, "/")+"/api/v1/namespaces/"+ns+"/configmaps", body)
-	Expect(err).NotTo(HaveOccurred())
-	req.Header.Set("Content-Type", "application/json")
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if resp, err := client.Do(req); err == nil {
-			// Answered before the spec ended: the seat was not held.
-			GinkgoWriter.Printf("the create holding a seat was answered %s\n", resp.Status)
+		for ctx.Err() == nil {
+			body, more := io.Pipe()
+			go func() { _, _ = more.Write([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"held"`)) }()
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, body)
+			if err != nil {
+				return
+			}
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := client.Do(req)
+			_ = more.Close()
+			if err != nil {
+				return // the spec ended
+			}
 			_ = resp.Body.Close()
+			select {
+			case <-ctx.Done():
+			case <-time.After(100 * time.Millisecond):
+			}
 		}
 	}()
-	go func() { _, _ = more.Write([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"held"`)) }()
 	DeferCleanup(func() {
 		cancel()
-		_ = more.Close()
 		<-done
 	})
 }
