@@ -12,6 +12,14 @@
 // relist reports only what changed, including deletions of keys the new list no
 // longer holds, and arrives in one OnUpdates call.
 //
+// Each type's view is confirmed at a revision by a watch event or bookmark after
+// its list, or by a list's end, never by a stream's unordered initial events:
+// TypeStatus carries the revision and its age, WaitFor waits for a revision
+// (read-your-writes), and Ready(maxAge) bounds the age for a probe. The status
+// stays InSync once reached, unless WithLivenessStatus makes it follow each
+// type's liveness, as Calico's watchersyncer does. A type that cannot reach the
+// apiserver reports Unreachable; a 429 is waited out, never a reason to relist.
+//
 // Every failure is bounded: a failing type paces every request by its backoff, a
 // silent connection is closed after a progress deadline, and Stop and Relist may be
 // called from inside a callback.

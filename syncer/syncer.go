@@ -312,9 +312,10 @@ func (s *Syncer) run(ctx context.Context) {
 }
 
 // aggregate computes the syncer's status: WaitForDatastore until a type has an answer,
-// InSync once every type has finished its first sync. After that it stays InSync,
-// as Calico's syncers do: a relist of one type arrives as one batch, and the
-// type's own status goes to the Observer.
+// InSync once every type has finished its first sync. After that it stays InSync
+// by default: a relist of one type arrives as one batch, and the type's own status
+// goes to the Observer. With WithLivenessStatus it is computed afresh each time,
+// from each type's status and silence (liveness.go).
 func (s *Syncer) aggregate() SyncStatus {
 	if s.inSync && !s.live() {
 		return InSync

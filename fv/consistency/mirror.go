@@ -21,6 +21,7 @@ type Mirror struct {
 	batches     int
 	anomalies   []string
 	syncFailed  map[string]error
+	recovered   map[string]int
 	parseFailed map[string]int
 }
 
@@ -30,6 +31,7 @@ func NewMirror() *Mirror {
 		revs:        map[resources.Key]string{},
 		counts:      map[string]map[syncer.UpdateType]int{},
 		syncFailed:  map[string]error{},
+		recovered:   map[string]int{},
 		parseFailed: map[string]int{},
 	}
 }
@@ -73,6 +75,13 @@ func (m *Mirror) OnSyncFailed(typeName string, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.syncFailed[typeName] = err
+}
+
+// OnSyncRecovered implements syncer.SyncRecoveryHandler.
+func (m *Mirror) OnSyncRecovered(typeName string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.recovered[typeName]++
 }
 
 // OnParseFailed implements syncer.ParseFailureHandler.
@@ -139,6 +148,13 @@ func (m *Mirror) SyncFailures() map[string]error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return maps.Clone(m.syncFailed)
+}
+
+// Recoveries returns how many times type typeName was reported recovered.
+func (m *Mirror) Recoveries(typeName string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.recovered[typeName]
 }
 
 // Snapshot returns a copy of key → revision.

@@ -16,12 +16,22 @@ import (
 // Run starts a syncer with a Mirror as its consumer, stopped when the spec ends.
 // It logs to the GinkgoWriter, which a failing spec prints.
 func Run(cfg *rest.Config, types []resources.Type, opts ...syncer.Option) (*syncer.Syncer, *consistency.Mirror, *Observer) {
+	return RunWith(cfg, types, nil, opts...)
+}
+
+// RunWith is Run with a second consumer, also (a snapshot.Store, say), after
+// the Mirror (syncer.Tee); nil: the Mirror alone.
+func RunWith(cfg *rest.Config, types []resources.Type, also syncer.Callbacks, opts ...syncer.Option) (*syncer.Syncer, *consistency.Mirror, *Observer) {
 	m := consistency.NewMirror()
+	var cb syncer.Callbacks = m
+	if also != nil {
+		cb = syncer.Tee(m, also)
+	}
 	obs := NewObserver()
 	log := logrus.New()
 	log.SetOutput(GinkgoWriter)
 	log.SetLevel(logrus.InfoLevel)
-	s, err := syncer.New(cfg, types, m, append([]syncer.Option{syncer.WithLogger(log), syncer.WithObserver(obs)}, opts...)...)
+	s, err := syncer.New(cfg, types, cb, append([]syncer.Option{syncer.WithLogger(log), syncer.WithObserver(obs)}, opts...)...)
 	Expect(err).NotTo(HaveOccurred())
 	s.Start(context.Background())
 	DeferCleanup(func() { s.Stop(); s.Wait() })

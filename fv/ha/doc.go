@@ -13,6 +13,12 @@
 // what the consumer saw, and measures the time from the end of the last fault
 // to that convergence.
 //
+// A second spec, on apiservers with ConsistentListFromCacheSkipTimeoutFallback
+// on, has every apiserver's priority and fairness reject the syncer's user
+// (429 with Retry-After) for a while, and checks that none of those 429s
+// counted toward a relist, that each retry waited at least the Retry-After,
+// and that the syncer then equals the server, no revision gone back.
+//
 // KUBESYNC_HA_SEED picks the schedule (default: the time) and
 // KUBESYNC_HA_DURATION its length (default 60s).
 package ha

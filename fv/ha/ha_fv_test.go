@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/sirupsen/logrus"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 
 	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/crds"
@@ -46,18 +47,18 @@ var _ = Describe("a highly available control plane", func() {
 		sched := ha.NewSchedule(seed(), servers, duration())
 		AddReportEntry("HA fault schedule", ReportEntryVisibilityAlways, sched.String())
 		c := startCluster(ctx)
-		w := startWriting(ctx, c, sched.Seed)
-		run := startSyncer(c)
+		w := startWriting(ctx, c.Config(false), types, sched.Seed)
+		run := startSyncer(c.Config(true), types)
 		consumer := run.consumer
 
 		lastFault, err := c.Run(ctx, sched, GinkgoWriter.Printf)
 		done, failed := w.stop()
 		Expect(err).NotTo(HaveOccurred())
-		converged := converge(ctx, c, consumer, w.Writer, lastFault)
+		converged := converge(ctx, c, consumer, w.Writer, lastFault, types)
 		AddReportEntry("HA convergence", ReportEntryVisibilityAlways, fmt.Sprintf(
 			"seed %d: %d faults; converged %.1fs after the last fault (target 10s); %d writes, %d failed; "+
 				"connections per apiserver %v; lists by type and reason %v; syncer log: %s",
-			sched.Seed, len(sched.Steps), converged.Seconds(), done, failed, c.LB.Routed(), run.listed(), run.logged.Summary()))
+			sched.Seed, len(sched.Steps), converged.Seconds(), done, failed, c.LB.Routed(), run.listed(types), run.logged.Summary()))
 
 		Expect(consumer.Backwards()).To(BeEmpty(), "no key's revision went backwards")
 		Expect(consumer.Anomalies()).To(BeEmpty())
@@ -68,18 +69,18 @@ var _ = Describe("a highly available control plane", func() {
 	}, NodeTimeout(15*time.Minute))
 })
 
-// converge writes one more object of each type once the last fault is over,
+// converge writes one more object of each of ts once the last fault is over,
 // so that the syncer must be watching every type again to have them, and
 // returns how long after the last fault the syncer is InSync and equal to the
 // server.
-func converge(ctx context.Context, c *ha.Cluster, consumer *ha.Consumer, w *orchestrate.Writer, lastFault time.Time) time.Duration {
+func converge(ctx context.Context, c *ha.Cluster, consumer *ha.Consumer, w *orchestrate.Writer, lastFault time.Time, ts []resources.Type) time.Duration {
 	Eventually(func() error { return w.Mark(ctx) }).WithContext(ctx).Should(Succeed(), "one more write of each type")
 	var converged time.Duration
 	Eventually(func() error {
 		if consumer.Status() != int(syncer.InSync) {
 			return fmt.Errorf("status %d, not InSync", consumer.Status())
 		}
-		if err := consistency.Check(ctx, c.CP.Config(), consumer.Mirror, types); err != nil {
+		if err := consistency.Check(ctx, c.CP.Config(), consumer.Mirror, ts); err != nil {
 			return err
 		}
 		converged = time.Since(lastFault)
@@ -88,10 +89,9 @@ func converge(ctx context.Context, c *ha.Cluster, consumer *ha.Consumer, w *orch
 	return converged
 }
 
-// startCluster starts three apiservers with the types' CRDs behind a
-// balancer, stopped when the spec ends, and the namespace of the objects.
-func startCluster(ctx context.Context) *ha.Cluster {
-	var opts []controlplane.Option
+// startCluster starts three apiservers with the types' CRDs and opts behind
+// a balancer, stopped when the spec ends, and the namespace of the objects.
+func startCluster(ctx context.Context, opts ...controlplane.Option) *ha.Cluster {
 	for _, t := range []resources.Type{resources.NetworkSets, resources.GlobalNetworkPolicies} {
 		crd, err := crds.For(t)
 		Expect(err).NotTo(HaveOccurred())
@@ -117,14 +117,14 @@ type writing struct {
 	ended  chan struct{}
 }
 
-// startWriting populates the types through the balancer and goes on writing,
-// its choices drawn from seed.
-func startWriting(ctx context.Context, c *ha.Cluster, seed uint64) *writing {
-	dyn, err := dynamic.NewForConfig(c.Config(false))
+// startWriting populates ts through cfg (the balancer's, say) and goes on
+// writing, its choices drawn from seed.
+func startWriting(ctx context.Context, cfg *rest.Config, ts []resources.Type, seed uint64) *writing {
+	dyn, err := dynamic.NewForConfig(cfg)
 	Expect(err).NotTo(HaveOccurred())
 	// Up to 15 objects of each type; each write bounded at 5s, since an
 	// apiserver cut off from etcd holds it.
-	wr := orchestrate.NewWriter(dyn, types, seed, orchestrate.WithPopulation(3, 15), orchestrate.WithWriteTimeout(5*time.Second))
+	wr := orchestrate.NewWriter(dyn, ts, seed, orchestrate.WithPopulation(3, 15), orchestrate.WithWriteTimeout(5*time.Second))
 	w := &writing{Writer: wr, ended: make(chan struct{})}
 	Expect(w.Populate(ctx)).To(Succeed())
 	var wctx context.Context
@@ -153,15 +153,17 @@ type syncerRun struct {
 	logged   *footprint.LogCounter
 }
 
-// startSyncer runs a syncer at its default options through the balancer,
-// over HTTP/1.1 so that its types' requests spread over the apiservers, and
-// waits for it to be in sync. It logs to the GinkgoWriter.
-func startSyncer(c *ha.Cluster) syncerRun {
+// startSyncer runs a syncer of ts at its default options and opts through
+// cfg (the balancer's over HTTP/1.1, so that its types' requests spread over
+// the apiservers), and waits for it to be in sync. It logs to the
+// GinkgoWriter.
+func startSyncer(cfg *rest.Config, ts []resources.Type, opts ...syncer.Option) syncerRun {
 	r := syncerRun{consumer: ha.NewConsumer(), lists: env.NewObserver(), logged: footprint.NewLogCounter(nil)}
 	log := logrus.New()
 	log.SetOutput(GinkgoWriter)
 	log.AddHook(r.logged)
-	s, err := syncer.New(c.Config(true), types, r.consumer, syncer.WithLogger(log), syncer.WithObserver(r.lists))
+	opts = append([]syncer.Option{syncer.WithLogger(log), syncer.WithObserver(r.lists)}, opts...)
+	s, err := syncer.New(cfg, ts, r.consumer, opts...)
 	Expect(err).NotTo(HaveOccurred())
 	s.Start(context.Background())
 	// Bounded, so that a syncer that does not stop fails the spec rather
@@ -174,10 +176,10 @@ func startSyncer(c *ha.Cluster) syncerRun {
 	return r
 }
 
-// listed renders the lists of each type by reason.
-func (r syncerRun) listed() map[string]map[string]int {
+// listed renders the lists of each of ts by reason.
+func (r syncerRun) listed(ts []resources.Type) map[string]map[string]int {
 	out := map[string]map[string]int{}
-	for _, t := range types {
+	for _, t := range ts {
 		out[t.Name] = r.lists.Reasons(t.Name)
 	}
 	return out
