@@ -42,7 +42,7 @@ var _ = Describe("CRD deleted at runtime", Ordered, env.Compat, func() {
 		Expect(m.Count(gone.Kind, syncer.KVNew)).To(Equal(40))
 		env.Untouched(before, env.RequestsByType(ctx, c.ControlPlane, others), others)
 		for _, t := range others {
-			Expect(obs.Reasons(t.Name)).To(Equal(map[string]int{"initial": 1}))
+			Expect(obs.Reasons(t.Name)).To(Equal(env.FirstSyncOnly(ctx, c.Cluster, syncer.Auto)))
 		}
 		Expect(obs.Reasons(gone.Name)).To(HaveKey("reappeared"))
 		env.Consistent(ctx, c.Config(), m, types)

@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/kubesync/kubesync/controlplane"
+	"github.com/kubesync/kubesync/syncer"
 )
 
 // Compat labels the specs `make compat` runs against every kube-apiserver minor
@@ -68,4 +69,16 @@ func RequireStreamingLists(ctx context.Context, c *Cluster) {
 	v, err := cs.Discovery().ServerVersion()
 	Expect(err).NotTo(HaveOccurred())
 	Skip(fmt.Sprintf("needs streaming lists, which kube-apiserver %s does not serve: its WatchList gate is off", v.GitVersion))
+}
+
+// FirstSyncOnly is the lists by reason (as Observer.Reasons counts them) of a
+// type that listed for its first sync alone, under strategy, against c's
+// apiserver: where the server refuses streaming lists, Auto's refused streaming
+// list counts as one of them, before the paged list it falls back to.
+func FirstSyncOnly(ctx context.Context, c *Cluster, strategy syncer.InitialList) map[string]int {
+	GinkgoHelper()
+	if strategy == syncer.Auto && !StreamsLists(ctx, c) {
+		return map[string]int{"initial": 2}
+	}
+	return map[string]int{"initial": 1}
 }
