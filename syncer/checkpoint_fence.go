@@ -41,14 +41,14 @@ func (ts *typeState) resumeAt(rv string) {
 
 // planResume adds to p what a resumed type needs until it has caught up: the
 // server's current revision first (once), and watches that end soon, so that a
-// bookmark says how far they got.
-func (ts *typeState) planResume(p *plan, w *watcher) {
+// bookmark says how far they got (the watcher's catchUp, which it returns).
+func (ts *typeState) planResume(p *plan) bool {
 	if ts.catchUp == nil || p.list {
-		return
+		return false
 	}
 	p.fence = ts.catchUp.fenceRV == ""
 	p.fenceByList = ts.fenceLists()
-	w.catchUp = true
+	return true
 }
 
 // fenceLists: the type's fence is a list of one object, not a stream: paged lists
@@ -82,7 +82,7 @@ func (w *watcher) fenceThenWatch(ctx context.Context, rv string, byList bool) {
 // retried after a backoff step without counting as a watch error at the type's
 // revision: a resumed type must not relist because the apiserver was down for a
 // while. Anything else is handled as the watch's own failure would be.
-func (s *Syncer) onFenceFailed(ctx context.Context, ts *typeState, ev event) {
+func (s *Syncer) onFenceFailed(ts *typeState, ev event, now time.Time, out *commands) {
 	class, streamed := classify(ev.err), !ts.fenceLists()
 	log := ts.log.WithError(ev.err)
 	var delay time.Duration
@@ -103,12 +103,12 @@ func (s *Syncer) onFenceFailed(ctx context.Context, ts *typeState, ev event) {
 		delay = ts.nextDelay(false)
 		log.WithField("delay", delay).Info("Cannot read the server's revision; retrying")
 	default:
-		s.fail(ctx, ts, ev)
+		s.fail(ts, ev, now, out)
 		return
 	}
-	ts.stop()
+	out.add(stopWatcher{})
 	ts.setPhase(backingOff)
-	ts.start(ctx, s.events, delay)
+	out.add(ts.next(delay))
 }
 
 // fenceFallBack makes a resumed type's fence a list of one object from now on.

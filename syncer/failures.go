@@ -1,7 +1,6 @@
 package syncer
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"time"
@@ -12,10 +11,11 @@ import (
 	"github.com/kubesync/kubesync/internal/ledger"
 )
 
-// fail decides what follows a watcher's error. The watcher has exited (or is
-// exiting); the type is restarted alone, by the handler of the error's class.
-func (s *Syncer) fail(ctx context.Context, ts *typeState, ev event) {
-	ts.stop()
+// fail decides what follows a watcher's error, at now. The watcher has exited
+// (or is exiting); the type is restarted alone, by the handler of the error's
+// class.
+func (s *Syncer) fail(ts *typeState, ev event, now time.Time, out *commands) {
+	out.add(stopWatcher{})
 	if ev.rv != "" && ts.pending == NoList {
 		ts.lastRV = ev.rv
 	}
@@ -26,11 +26,11 @@ func (s *Syncer) fail(ctx context.Context, ts *typeState, ev event) {
 	case classExpired:
 		delay = s.onExpired(ts, ev, log)
 	case classBehind:
-		delay = s.onBehind(ts, ev, log)
+		delay = s.onBehind(ts, ev, now, log)
 	case classMissing:
-		delay = s.onMissing(ts, ev, log)
+		delay = s.onMissing(ts, ev, log, out)
 	case classRefused:
-		delay = s.onRefused(ts, ev, log)
+		delay = s.onRefused(ts, ev, log, out)
 	case classUnsupported:
 		delay = s.onUnsupported(ts, ev, log)
 	case classStalled:
@@ -40,7 +40,7 @@ func (s *Syncer) fail(ctx context.Context, ts *typeState, ev event) {
 	default:
 		delay = s.onTransient(ts, ev, log)
 	}
-	ts.start(ctx, s.events, delay)
+	out.add(ts.next(delay))
 }
 
 // onExpired: the revision can no longer be served; the type relists.
@@ -57,7 +57,7 @@ func (s *Syncer) onExpired(ts *typeState, ev event, log logrus.FieldLogger) time
 // failed on its backoff, a watch from the revision it had. Only a server that
 // stays behind that revision for the behind limit makes it relist: after an etcd
 // restore, revisions do go back.
-func (s *Syncer) onBehind(ts *typeState, ev event, log logrus.FieldLogger) time.Duration {
+func (s *Syncer) onBehind(ts *typeState, ev event, now time.Time, log logrus.FieldLogger) time.Duration {
 	ts.setPhase(backingOff)
 	delay := ts.nextDelay(ev.healthy)
 	if ts.pending != NoList {
@@ -65,7 +65,7 @@ func (s *Syncer) onBehind(ts *typeState, ev event, log logrus.FieldLogger) time.
 		log.WithField("delay", delay).Info("Server behind on a consistent read; retrying")
 		return delay
 	}
-	if since := ts.behind.at(ts.lastRV, s.cfg.clock.Now()); s.cfg.clock.Since(since) >= s.cfg.behindLimit {
+	if since := ts.behind.at(ts.lastRV, now); now.Sub(since) >= s.cfg.behindLimit {
 		log.WithField("limit", s.cfg.behindLimit).Warn("Server stayed behind this type's revision; relisting")
 		ts.pending, ts.behind = ListExpired, behindState{}
 		return delay
@@ -79,13 +79,13 @@ func (s *Syncer) onBehind(ts *typeState, ev event, log logrus.FieldLogger) time.
 // A required type fails closed instead: it keeps what it had (its ledger, a
 // relist's held changes), so that when its API comes back its list is diffed
 // against that, as one batch.
-func (s *Syncer) onMissing(ts *typeState, ev event, log logrus.FieldLogger) time.Duration {
-	s.syncFailed(ts, Missing, ev.err, log)
+func (s *Syncer) onMissing(ts *typeState, ev event, log logrus.FieldLogger, out *commands) time.Duration {
+	s.syncFailed(ts, Missing, ev.err, log, out)
 	ts.pending = ListReappeared
 	if !ts.required() {
-		s.noteCleared(ts)
-		ts.ledger.Clear(func(f ledger.Forgotten) { s.emitGone(ts, f) })
-		s.flushHeld(ts)
+		out.add(ckptClear{})
+		ts.ledger.Clear(func(f ledger.Forgotten) { s.emitGone(ts, f, out) })
+		s.flushHeld(ts, out)
 	}
 	ts.setPhase(missing)
 	return ts.nextDelay(ev.healthy)
@@ -95,7 +95,7 @@ func (s *Syncer) onMissing(ts *typeState, ev event, log logrus.FieldLogger) time
 // counts as synced and keeps what it had; a relist under way keeps its held
 // changes for the attempt that completes. It retries what failed: the list if one
 // was pending, else the watch.
-func (s *Syncer) onRefused(ts *typeState, ev event, log logrus.FieldLogger) time.Duration {
+func (s *Syncer) onRefused(ts *typeState, ev event, log logrus.FieldLogger, out *commands) time.Duration {
 	if FailureOf(ev.err) == Forbidden && s.streamingList(ts, ev) {
 		// A streaming list is a watch: a client allowed to list but not to watch
 		// still gets its list, by pages.
@@ -103,7 +103,7 @@ func (s *Syncer) onRefused(ts *typeState, ev event, log logrus.FieldLogger) time
 		ts.initial.strategy = Paged
 		return ts.nextDelay(ev.healthy) // a refused request all the same: paced
 	}
-	s.syncFailed(ts, FailureOf(ev.err), ev.err, log)
+	s.syncFailed(ts, FailureOf(ev.err), ev.err, log, out)
 	ts.setPhase(refused)
 	ts.retryList()
 	return ts.nextDelay(ev.healthy)
@@ -191,25 +191,25 @@ func (s *Syncer) streamEnded(ev event) bool {
 }
 
 // syncFailed reports a failure once per episode, and again if it changes.
-func (s *Syncer) syncFailed(ts *typeState, f Failure, err error, log logrus.FieldLogger) {
+func (s *Syncer) syncFailed(ts *typeState, f Failure, err error, log logrus.FieldLogger, out *commands) {
 	if ts.failure == f {
 		return
 	}
 	log.Warn("Type cannot be synced: " + f.String() + "; retrying with backoff")
 	ts.failure = f
-	s.cfg.observer.SyncFailed(ts.t.Name, f)
-	s.enqueue(syncFailure{typeName: ts.t.Name, err: err})
+	name := ts.t.Name
+	out.add(tell(func(o Observer) { o.SyncFailed(name, f) }), queue{syncFailure{typeName: name, err: err}})
 }
 
 // recovered ends a failure episode, if one is under way.
-func (s *Syncer) recovered(ts *typeState) {
+func (s *Syncer) recovered(ts *typeState, out *commands) {
 	if ts.failure == NoFailure {
 		return
 	}
 	ts.log.WithField("failure", ts.failure).Info("Type recovered")
 	ts.failure = NoFailure
-	s.cfg.observer.SyncRecovered(ts.t.Name)
-	s.enqueue(syncRecovery{typeName: ts.t.Name})
+	name := ts.t.Name
+	out.add(tell(func(o Observer) { o.SyncRecovered(name) }), queue{syncRecovery{typeName: name}})
 }
 
 // retryList labels the next list, if one is pending, as the retry of a failed one.

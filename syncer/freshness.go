@@ -16,11 +16,11 @@ type freshness struct {
 	unreachable time.Time
 }
 
-// heard notes what ev says of the server before handle's arm changes the type:
+// heard notes what ev says of the server before step's arm changes the type:
 // whether the server was reached and answered, and whether ev confirms a
 // revision of the type's view, which it returns for confirm.
-func (s *Syncer) heard(ts *typeState, ev event) (string, bool) {
-	s.reach(ts, ev)
+func (s *Syncer) heard(ts *typeState, ev event, now time.Time, out *commands) (string, bool) {
+	s.reach(ts, ev, now, out)
 	return confirms(ts, ev)
 }
 
@@ -46,18 +46,17 @@ func confirms(ts *typeState, ev event) (string, bool) {
 	return "", false
 }
 
-// confirm records that the type's view reached rv, once handle's arm has
+// confirm records that the type's view reached rv at now, once step's arm has
 // queued the event's updates, tells the Observer, and marks it in the queue,
 // so that WaitFor and a ConfirmationHandler learn it once the consumer has
 // every update before it.
-func (s *Syncer) confirm(ts *typeState, rv string, confirmed bool) {
+func (s *Syncer) confirm(ts *typeState, rv string, confirmed bool, now time.Time, out *commands) {
 	if !confirmed {
 		return
 	}
-	f := &ts.fresh
-	f.rv, f.at = rv, s.cfg.clock.Now()
-	s.cfg.observer.Confirmed(ts.t.Name, rv, f.at)
-	s.markConfirmed(ts.idx, rv)
+	f, name := &ts.fresh, ts.t.Name
+	f.rv, f.at = rv, now
+	out.add(tell(func(o Observer) { o.Confirmed(name, rv, now) }), confirmAt{rv})
 }
 
 // markStarted notes when the syncer started, from which a type that has

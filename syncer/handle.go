@@ -3,6 +3,7 @@ package syncer
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/sirupsen/logrus"
 	"k8s.io/apimachinery/pkg/types"
@@ -11,74 +12,108 @@ import (
 	"github.com/kubesync/kubesync/resources"
 )
 
-// handle applies one watcher event to the loop's state: each kind is one arm. An
-// error goes to Syncer.fail (failures.go), a fence's answer to the catch-up
-// (checkpoint_fence.go); the phase is written by typeState.setPhase alone.
+// handle is the loop's door for a watcher event: it reads the clock once, takes
+// the type's step, and carries out what the step asks for.
 func (s *Syncer) handle(ctx context.Context, ev event) {
 	ts := s.types[ev.idx]
+	s.exec(ctx, ts, s.step(ts, ev, s.cfg.clock.Now()))
+}
+
+// step applies one watcher event, at now, to the type's state and returns the
+// commands that follow from it; each kind of event is one arm. An error goes to
+// Syncer.fail (failures.go), a fence's answer to the catch-up
+// (checkpoint_fence.go); the phase is written by typeState.setPhase alone.
+func (s *Syncer) step(ts *typeState, ev event, now time.Time) commands {
 	if ev.gen != ts.run.n {
-		return // from a watcher that was already replaced
+		return nil // from a watcher that was already replaced
 	}
-	rv, confirmed := s.heard(ts, ev) // freshness.go: read before the arm changes the type
+	var out commands
+	rv, confirmed := s.heard(ts, ev, now, &out) // freshness.go: read before the arm changes the type
 	switch ev.kind {
 	case evInitStart:
 		ts.epoch = ts.ledger.NextEpoch(ts.epoch)
 		ts.setPhase(listing)
 	case evInitApply:
 		for _, o := range ev.objs {
-			s.apply(ts, o)
+			s.apply(ts, o, &out)
 		}
-		s.cfg.observer.EventReceived(ts.t.Name)
+		out.add(received(ts))
 	case evInitDone:
-		s.finishList(ts, ev.rv)
+		s.finishList(ts, ev.rv, &out)
 	case evWatchOpened:
 		ts.setPhase(watching)
-		s.recovered(ts)
+		s.recovered(ts, &out)
 	case evApply:
 		if !s.stale(ts, ev.objs[0]) {
-			s.apply(ts, ev.objs[0])
+			s.apply(ts, ev.objs[0], &out)
 		}
-		s.progress(ts, ev.rv)
+		s.progress(ts, ev.rv, &out)
 	case evDelete:
 		if !s.stale(ts, ev.objs[0]) {
-			s.remove(ts, ev.objs[0])
+			s.remove(ts, ev.objs[0], &out)
 		}
-		s.progress(ts, ev.rv)
+		s.progress(ts, ev.rv, &out)
 	case evBookmark:
-		s.progress(ts, ev.rv)
+		s.progress(ts, ev.rv, &out)
 	case evWatchEnded:
-		ts.stop()
-		ts.lastRV = ev.rv
-		s.catchUpEnded(ts)
-		s.cfg.observer.WatchRestarted(ts.t.Name)
-		ts.start(ctx, s.events, ts.nextDelay(ev.healthy))
+		s.watchEnded(ts, ev, &out)
 	case evError:
-		s.fail(ctx, ts, ev)
+		s.fail(ts, ev, now, &out)
 	case evFenced:
 		s.fenced(ts, ev.rv)
 	case evFenceFailed:
-		s.onFenceFailed(ctx, ts, ev)
+		s.onFenceFailed(ts, ev, now, &out)
 	case evFullOnly:
 		ts.fullOnly = true
 	}
-	s.confirm(ts, rv, confirmed) // after the arm queued the event's updates
-	s.observe(ts)
+	s.confirm(ts, rv, confirmed, now, &out) // after the arm queued the event's updates
+	s.observe(ts, now, &out)
+	return out
 }
 
-// observe tells the observer the type's key count and status when they changed:
-// handle runs for every event, and an observer may take a lock per call.
-func (s *Syncer) observe(ts *typeState) {
-	o := &ts.observed
+// watchEnded: a watch that ended cleanly is re-opened from its last revision,
+// with no list, after no delay if it was healthy.
+func (s *Syncer) watchEnded(ts *typeState, ev event, out *commands) {
+	out.add(stopWatcher{})
+	ts.lastRV = ev.rv
+	s.catchUpEnded(ts)
+	name := ts.t.Name
+	out.add(tell(func(o Observer) { o.WatchRestarted(name) }))
+	out.add(ts.next(ts.nextDelay(ev.healthy)))
+}
+
+// forceList is the step of a Relist request, and of every type once the
+// checkpoint turns out to be another cluster's: the type's watcher is replaced
+// by one that lists in full.
+func forceList(ts *typeState) commands {
+	ts.pending = ListForced
+	return commands{stopWatcher{}, ts.next(0)}
+}
+
+// received tells the Observer that the type's stream brought something.
+func received(ts *typeState) tell {
+	name := ts.t.Name
+	return func(o Observer) { o.EventReceived(name) }
+}
+
+// observe tells the observer the type's key count and status when they changed,
+// and TypeStatus the type's status when it changed: the step runs for every
+// event, and an observer may take a lock per call.
+func (s *Syncer) observe(ts *typeState, now time.Time, out *commands) {
+	o, name := &ts.observed, ts.t.Name
 	if n := ts.ledger.KeyCount(); !o.told || n != o.objects {
-		s.cfg.observer.Objects(ts.t.Name, n)
+		out.add(tell(func(ob Observer) { ob.Objects(name, n) }))
 		o.objects = n
 	}
-	if st := s.statusOf(ts); !o.told || st != o.status {
-		s.cfg.observer.TypeStatus(ts.t.Name, st)
+	if st := s.statusOf(ts, now); !o.told || st != o.status {
+		out.add(tell(func(ob Observer) { ob.TypeStatus(name, st) }))
 		o.status = st
 	}
 	o.told = true
-	s.publish(ts)
+	if st := s.typeStatus(ts, now); st != o.published {
+		o.published = st
+		out.add(publishStatus{st})
+	}
 }
 
 // progress records that a live watch reached rv. It does not reset the backoff:
@@ -90,21 +125,21 @@ func (s *Syncer) observe(ts *typeState) {
 // annotation that arrives among them says nothing of what the relist will
 // sweep. The revision then waits for the list's end (finishList), so that
 // neither the watch nor the checkpoint ever runs ahead of the objects.
-func (s *Syncer) progress(ts *typeState, rv string) {
-	s.cfg.observer.EventReceived(ts.t.Name)
+func (s *Syncer) progress(ts *typeState, rv string, out *commands) {
+	out.add(received(ts))
 	if ts.pending != NoList {
 		return
 	}
 	ts.lastRV = rv
 	ts.watchErrs.n, ts.behind = 0, behindState{}
-	s.noteRevision(ts, rv)
+	out.add(ckptRevision{rv})
 	s.reached(ts, rv)
 }
 
 // emit hands on updates of one object that the ledger held with UID was: straight
 // to the queue, or, during a relist of a type that had completed a list, into the
 // relist's held batch, which keeps was for the consumer's Deleted.
-func (s *Syncer) emit(ts *typeState, was types.UID, ups ...Update) {
+func (s *Syncer) emit(ts *typeState, out *commands, was types.UID, ups ...Update) {
 	ts.delivered = ts.delivered || len(ups) > 0
 	if ts.listed && ts.pending != NoList {
 		for _, u := range ups {
@@ -112,18 +147,18 @@ func (s *Syncer) emit(ts *typeState, was types.UID, ups ...Update) {
 		}
 		return
 	}
-	s.enqueueUpdates(ups)
+	out.add(queueUpdates{ups})
 }
 
 // apply records an added or modified object. An unchanged revision reports nothing;
 // a changed one reports Updated for keys the object had, New for keys it did not,
 // and Deleted for keys its conversion no longer produces.
-func (s *Syncer) apply(ts *typeState, o object) {
+func (s *Syncer) apply(ts *typeState, o object, out *commands) {
 	if o.err == nil && ts.ledger.Seen(o.id, o.rev, o.uid, ts.epoch) {
 		return
 	}
 	if o = o.decoded(); o.err != nil {
-		s.parseFailed(ts, o)
+		s.parseFailed(ts, o, out)
 		ts.ledger.Mark(o.id, ts.epoch) // keep the last value that converted
 		return
 	}
@@ -144,19 +179,19 @@ func (s *Syncer) apply(ts *typeState, o object) {
 		}
 	}
 	ts.ledger.Put(o.id, o.rev, o.uid, newKeys, ts.epoch)
-	s.noteObject(ts, o)
-	s.emit(ts, was, ups...)
+	out.add(ckptRecord{o})
+	s.emit(ts, out, was, ups...)
 }
 
 // remove records a deleted object; an unknown one reports nothing.
-func (s *Syncer) remove(ts *typeState, o object) {
+func (s *Syncer) remove(ts *typeState, o object, out *commands) {
 	f := ts.ledger.Remove(o.id)
-	s.noteDeleted(ts, o.id)
+	out.add(ckptDelete{o.id})
 	f.Rev = o.rev
 	if o.uid != "" {
 		f.UID = o.uid
 	}
-	s.emitGone(ts, f)
+	s.emitGone(ts, f, out)
 }
 
 func deletion(k resources.Key, rev string, uid types.UID) Update {
@@ -166,46 +201,47 @@ func deletion(k resources.Key, rev string, uid types.UID) Update {
 // finishList completes a list at rv: every object the list did not contain is
 // Deleted (mark and sweep), a relist's changes go out in one batch, a failure
 // episode ends, and the type watches from rv.
-func (s *Syncer) finishList(ts *typeState, rv string) {
-	s.sweep(ts, ts.epoch)
-	s.flushHeld(ts)
+func (s *Syncer) finishList(ts *typeState, rv string, out *commands) {
+	s.sweep(ts, ts.epoch, out)
+	s.flushHeld(ts, out)
 	ts.setPhase(watching)
 	ts.pending, ts.listed = NoList, true
 	ts.lastRV, ts.initial.streamEnds, ts.watchErrs.n, ts.behind = rv, 0, 0, behindState{}
 	ts.retry.afterList = true
-	s.noteRevision(ts, rv)
+	out.add(ckptRevision{rv})
 	s.caughtUp(ts)
-	s.recovered(ts)
+	s.recovered(ts, out)
 	ts.log.WithFields(logrus.Fields{"rv": rv, "objects": ts.ledger.Len()}).Info("Type in sync")
 }
 
 // sweep reports Deleted for every object not marked with epoch.
-func (s *Syncer) sweep(ts *typeState, epoch uint32) {
+func (s *Syncer) sweep(ts *typeState, epoch uint32, out *commands) {
 	ts.ledger.Sweep(epoch, func(f ledger.Forgotten) {
-		s.noteDeleted(ts, f.ID)
-		s.emitGone(ts, f)
+		out.add(ckptDelete{f.ID})
+		s.emitGone(ts, f, out)
 	})
 }
 
 // emitGone reports Deleted, with the object's UID, for the keys of an object the
 // ledger forgot.
-func (s *Syncer) emitGone(ts *typeState, f ledger.Forgotten) {
+func (s *Syncer) emitGone(ts *typeState, f ledger.Forgotten, out *commands) {
 	ups := make([]Update, 0, len(f.Keys))
 	for _, k := range f.Keys {
 		ups = append(ups, deletion(k, f.Rev, f.UID))
 	}
-	s.emit(ts, f.UID, ups...)
+	s.emit(ts, out, f.UID, ups...)
 }
 
 // flushHeld delivers the held changes of a relist as one call.
-func (s *Syncer) flushHeld(ts *typeState) {
+func (s *Syncer) flushHeld(ts *typeState, out *commands) {
 	if ups := ts.held.take(); len(ups) > 0 {
-		s.enqueue(&updateBatch{updates: ups, whole: true})
+		out.add(queue{&updateBatch{updates: ups, whole: true}})
 	}
 }
 
-func (s *Syncer) parseFailed(ts *typeState, o object) {
+func (s *Syncer) parseFailed(ts *typeState, o object, out *commands) {
 	ts.log.WithError(o.err).WithField("object", o.id).Warn("Object failed conversion; skipped")
-	s.cfg.observer.ConversionFailed(ts.t.Name)
-	s.enqueue(parseFailure{typeName: ts.t.Name, object: o.raw, err: o.err})
+	name := ts.t.Name
+	out.add(tell(func(ob Observer) { ob.ConversionFailed(name) }),
+		queue{parseFailure{typeName: name, object: o.raw, err: o.err}})
 }

@@ -1,6 +1,7 @@
 package syncer
 
 import (
+	"context"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -44,9 +45,9 @@ func (s *Syncer) live() bool { return s.cfg.liveAfter > 0 }
 
 // statusOf is the type's status as the aggregate, the Observer and TypeStatus
 // read it: its own, or, with WithLivenessStatus, WaitForDatastore once the
-// server has not answered it for the option's time.
-func (s *Syncer) statusOf(ts *typeState) SyncStatus {
-	if s.live() && s.silent(ts, s.cfg.clock.Now()) {
+// server has not answered it for the option's time, as of now.
+func (s *Syncer) statusOf(ts *typeState, now time.Time) SyncStatus {
+	if s.live() && s.silent(ts, now) {
 		return WaitForDatastore
 	}
 	return ts.status()
@@ -91,10 +92,13 @@ func (s *Syncer) liveDue() <-chan time.Time {
 
 // liveFired: a type may have fallen silent. Each type's status is told again;
 // the loop then reports the aggregate.
-func (s *Syncer) liveFired() {
+func (s *Syncer) liveFired(ctx context.Context) {
 	s.liveness.armed = false
+	now := s.cfg.clock.Now()
 	for _, ts := range s.types {
-		s.observe(ts)
+		var out commands
+		s.observe(ts, now, &out)
+		s.exec(ctx, ts, out)
 	}
 }
 

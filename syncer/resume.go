@@ -109,7 +109,7 @@ func (s *Syncer) resume(ctx context.Context) {
 	if snap == nil {
 		return
 	}
-	s.loadSnapshot(snap, logrus.Fields{"opened": opened, "identified": time.Since(began)})
+	s.loadSnapshot(ctx, snap, logrus.Fields{"opened": opened, "identified": time.Since(began)})
 }
 
 // identifyLater finishes the identity read of a start with nothing to resume in
@@ -203,16 +203,14 @@ func (s *Syncer) confirmIdentity(ctx context.Context, id identified) {
 	}
 	s.cfg.log.Warn("The checkpoint belongs to another cluster; relisting every type")
 	for _, ts := range s.types {
-		ts.stop()
-		ts.pending = ListForced
-		ts.start(ctx, s.events, 0)
+		s.exec(ctx, ts, forceList(ts))
 	}
 }
 
 // loadSnapshot puts each resumed type's objects in its ledger and queues them as
 // New, then the Resumed signal. A type with no persisted revision never completed
 // a list: its objects are dropped and it lists cold.
-func (s *Syncer) loadSnapshot(snap *Persisted, timing logrus.Fields) {
+func (s *Syncer) loadSnapshot(ctx context.Context, snap *Persisted, timing logrus.Fields) {
 	start := time.Now()
 	sig := Resumed{Written: snap.Written, Revisions: map[string]string{}}
 	var lacking []string // required types with nothing to resume: the snapshot is not whole
@@ -230,17 +228,19 @@ func (s *Syncer) loadSnapshot(snap *Persisted, timing logrus.Fields) {
 		sig.Revisions[ts.t.Name] = tsnap.Revision
 	}
 	s.reportStatus() // ResyncInProgress, before the snapshot
+	now := s.cfg.clock.Now()
 	for _, ts := range s.types {
 		if ts.catchUp == nil {
 			continue
 		}
+		var out commands
 		w := watcher{t: ts.t}
 		ups := make([]Update, 0, len(snap.Types[ts.t.Name].Objects))
 		for _, po := range snap.Types[ts.t.Name].Objects {
 			o := w.convert(po.Object)
 			if o.err != nil {
 				// The persisted ledger no longer matches this conversion: list.
-				s.parseFailed(ts, o)
+				s.parseFailed(ts, o, &out)
 				ts.pending = ListInitial
 				continue
 			}
@@ -252,8 +252,9 @@ func (s *Syncer) loadSnapshot(snap *Persisted, timing logrus.Fields) {
 			ts.ledger.Put(o.id, o.rev, o.uid, keys, ts.epoch)
 		}
 		sig.Updates += len(ups)
-		s.enqueueUpdates(ups)
-		s.observe(ts)
+		out.add(queueUpdates{ups})
+		s.observe(ts, now, &out)
+		s.exec(ctx, ts, out)
 	}
 	switch {
 	case len(lacking) > 0:

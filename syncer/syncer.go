@@ -292,14 +292,12 @@ func (s *Syncer) run(ctx context.Context) {
 			s.handle(ctx, ev)
 		case req := <-s.relists:
 			ts := s.types[req.idx]
-			ts.stop()
-			ts.pending = ListForced
-			ts.start(ctx, s.events, 0)
+			s.exec(ctx, ts, forceList(ts))
 			close(req.reply)
 		case id := <-s.identities:
 			s.confirmIdentity(ctx, id)
 		case <-s.liveDue(): // WithLivenessStatus: a type may have fallen silent
-			s.liveFired()
+			s.liveFired(ctx)
 		case out <- next:
 			s.queue[0] = nil
 			s.queue = s.queue[1:]
@@ -320,9 +318,9 @@ func (s *Syncer) aggregate() SyncStatus {
 	if s.inSync && !s.live() {
 		return InSync
 	}
-	answered, synced := false, true
+	answered, synced, now := false, true, s.cfg.clock.Now()
 	for _, ts := range s.types {
-		st := s.statusOf(ts)
+		st := s.statusOf(ts, now)
 		answered = answered || st != WaitForDatastore
 		synced = synced && st == InSync
 	}

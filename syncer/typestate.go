@@ -167,53 +167,67 @@ func (ts *typeState) setPhase(p phase) {
 	ts.phase = p
 }
 
-// start runs a new watcher generation after delay: a list if one is pending, else a
-// watch from the last revision. The watch after a list goes at once, unless the
-// watch after the last list failed at once: then it waits a step too, so that a
-// type whose watches the server refuses is paced by its backoff.
-func (ts *typeState) start(ctx context.Context, events chan<- event, delay time.Duration) {
+// next moves the type to its next watcher generation and plans it, to run
+// after delay: a list if one is pending, else a watch from the last revision.
+// The watch after a list goes at once, unless the watch after the last list
+// failed at once: then it waits a step too, so that a type whose watches the
+// server refuses is paced by its backoff. It returns the command that runs
+// the generation; events of the one before carry an older number from now on.
+func (ts *typeState) next(delay time.Duration) startWatcher {
 	ts.run.n++
 	ts.retry.afterList = false
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	ts.run.cancel, ts.run.done = cancel, done
-	w := &watcher{
-		idx:    ts.idx,
+	c := startWatcher{
 		gen:    ts.run.n,
-		t:      ts.t,
-		lw:     ts.lw,
-		cfg:    ts.cfg,
-		events: events,
-		ledger: ts.ledger,
+		reason: ts.pending,
 		fresh:  ts.ledger == nil || ts.ledger.Empty(),
 		// A resumed type counts as listed: its relist must not go back past the
 		// checkpoint; a first stream that broke after it delivered must not go back
 		// past what it delivered (another apiserver's cache may be further behind).
 		firstRead: !ts.listed && !ts.delivered,
 	}
-	if rs, ok := ts.lw.(wire.RawSource); ok && ts.cfg.lazyValues {
-		w.lazyDecode = rs.LazyDecoder(ts.t.Name, ts.cfg.decodes)
-	}
 	p := plan{list: ts.pending != NoList, rv: ts.lastRV, delay: delay, strategy: ts.initial.strategy}
 	p.metaFirst = p.list && ts.metaFirst()
-	ts.planResume(&p, w)
+	c.catchUp = ts.planResume(&p)
 	if p.list {
 		if ts.retry.listWatchFailed {
 			p.watchDelay = ts.retry.backoff.Step()
 		}
 		ts.log.WithFields(logrus.Fields{"reason": ts.pending, "strategy": p.strategy, "delay": delay}).Debug("Listing")
-		ts.cfg.observer.Listing(ts.t.Name, ts.pending)
 	} else {
 		ts.log.WithFields(logrus.Fields{"rv": p.rv, "delay": delay}).Debug("Watching")
 	}
+	c.plan = p
+	return c
+}
+
+// spawn runs the generation c: on a goroutine of its own (or as config.spawn
+// runs it), under a context that typeState.stop cancels.
+func (ts *typeState) spawn(ctx context.Context, events chan<- event, c startWatcher) {
+	if c.plan.list {
+		ts.cfg.observer.Listing(ts.t.Name, c.reason)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	ts.run.cancel, ts.run.done = cancel, done
+	w := &watcher{idx: ts.idx, gen: c.gen, t: ts.t, lw: ts.lw, cfg: ts.cfg, events: events, ledger: ts.ledger,
+		catchUp: c.catchUp, fresh: c.fresh, firstRead: c.firstRead}
+	if rs, ok := ts.lw.(wire.RawSource); ok && ts.cfg.lazyValues {
+		w.lazyDecode = rs.LazyDecoder(ts.t.Name, ts.cfg.decodes)
+	}
 	if ts.cfg.spawn != nil {
-		ts.cfg.spawn(ctx, w, p, done)
+		ts.cfg.spawn(ctx, w, c.plan, done)
 		return
 	}
 	go func() {
 		defer close(done)
-		w.run(ctx, p)
+		w.run(ctx, c.plan)
 	}()
+}
+
+// start plans and runs the type's next generation at once: the loop's first
+// of each type, before any step.
+func (ts *typeState) start(ctx context.Context, events chan<- event, delay time.Duration) {
+	ts.spawn(ctx, events, ts.next(delay))
 }
 
 // stop closes the type's watcher and waits for its goroutine to exit, so that no

@@ -40,9 +40,8 @@ func WithUnreachableAfter(d time.Duration) Option {
 // reach notes whether ev shows the server reached: any event but an error
 // that did not reach it ends an Unreachable episode; an error that did not
 // reach it begins one, reported once it has lasted unreachableAfter.
-func (s *Syncer) reach(ts *typeState, ev event) {
+func (s *Syncer) reach(ts *typeState, ev event, now time.Time, out *commands) {
 	f := &ts.fresh
-	now := s.cfg.clock.Now()
 	failed := ev.kind == evError || ev.kind == evFenceFailed
 	if !failed {
 		f.heard = now
@@ -50,7 +49,7 @@ func (s *Syncer) reach(ts *typeState, ev event) {
 	if !failed || !unreachable(ev.err) {
 		f.unreachable = time.Time{}
 		if ts.failure == Unreachable {
-			s.recovered(ts)
+			s.recovered(ts, out)
 		}
 		return
 	}
@@ -59,7 +58,7 @@ func (s *Syncer) reach(ts *typeState, ev event) {
 	}
 	if d := now.Sub(f.unreachable); d >= s.cfg.unreachableAfter {
 		err := fmt.Errorf("%w for %s: %w", ErrUnreachable, d.Round(time.Second), ev.err)
-		s.syncFailed(ts, Unreachable, err, ts.log.WithError(ev.err))
+		s.syncFailed(ts, Unreachable, err, ts.log.WithError(ev.err), out)
 	}
 }
 

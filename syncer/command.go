@@ -1,0 +1,102 @@
+package syncer
+
+import "context"
+
+// command is one effect that a step of a type's state machine asks for. A step
+// (Syncer.step and the arms and handlers it calls) only changes the typeState,
+// at the time the loop read for it, and returns commands; Syncer.exec, on the
+// loop, carries them out in order. So no step starts or stops a goroutine,
+// reads the clock, delivers, notes to the checkpoint or calls the Observer
+// itself, and a spec can read what a step decided before anything happens. The
+// marker method seals the union: only the kinds below are commands.
+type command interface{ isCommand() }
+
+// stopWatcher stops the type's current watcher and waits for its goroutine
+// (typeState.stop), so that no event of the old stream arrives after it.
+type stopWatcher struct{}
+
+// startWatcher runs the type's next watcher generation, which typeState.next
+// numbered and planned (typeState.spawn).
+type startWatcher struct {
+	gen  uint64
+	plan plan
+	// reason is why the plan lists, for the Observer's Listing.
+	reason ListReason
+	// The watcher's own settings, read from the type when it was planned.
+	catchUp, firstRead, fresh bool
+}
+
+// queue appends a delivery to the queue (Syncer.enqueue).
+type queue struct{ d delivery }
+
+// queueUpdates appends updates to the queue, joining the last open batch
+// (Syncer.enqueueUpdates).
+type queueUpdates struct{ ups []Update }
+
+// confirmAt marks in the queue that the type's view reached rv, behind the
+// updates queued before it (Syncer.markConfirmed).
+type confirmAt struct{ rv string }
+
+// The notes to the checkpoint, in the order the type's ledger changed
+// (Syncer.noteObject, noteDeleted, noteCleared, noteRevision).
+type (
+	ckptRecord   struct{ o object }
+	ckptDelete   struct{ id string }
+	ckptClear    struct{}
+	ckptRevision struct{ rv string }
+)
+
+// tell is a call to the Observer.
+type tell func(Observer)
+
+// publishStatus puts the type's status where TypeStatus reads it
+// (Syncer.publish).
+type publishStatus struct{ st TypeStatus }
+
+func (stopWatcher) isCommand()   {}
+func (startWatcher) isCommand()  {}
+func (queue) isCommand()         {}
+func (queueUpdates) isCommand()  {}
+func (confirmAt) isCommand()     {}
+func (ckptRecord) isCommand()    {}
+func (ckptDelete) isCommand()    {}
+func (ckptClear) isCommand()     {}
+func (ckptRevision) isCommand()  {}
+func (tell) isCommand()          {}
+func (publishStatus) isCommand() {}
+
+// commands are what one step asks for, in the order it asked.
+type commands []command
+
+func (c *commands) add(cmd ...command) { *c = append(*c, cmd...) }
+
+// exec carries out the commands of a step of ts, in order: the loop's one
+// place where a step's decisions take effect.
+func (s *Syncer) exec(ctx context.Context, ts *typeState, cmds commands) {
+	for _, c := range cmds {
+		switch c := c.(type) {
+		case stopWatcher:
+			ts.stop()
+		case startWatcher:
+			ts.spawn(ctx, s.events, c)
+		case queue:
+			s.enqueue(c.d)
+		case queueUpdates:
+			s.enqueueUpdates(c.ups)
+		case confirmAt:
+			s.markConfirmed(ts.idx, c.rv)
+		case ckptRecord:
+			s.noteObject(ts, c.o)
+		case ckptDelete:
+			s.noteDeleted(ts, c.id)
+		case ckptClear:
+			s.noteCleared(ts)
+		case ckptRevision:
+			s.noteRevision(ts, c.rv)
+		case tell:
+			c(s.cfg.observer)
+		case publishStatus:
+			s.publish(ts, c.st)
+		}
+	}
+}
