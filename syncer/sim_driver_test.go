@@ -423,9 +423,7 @@ func (r *simRun) relistArm(req relistRequest) {
 	l := r.life
 	r.tracef("relist %s", r.types[req.idx].Name)
 	ts := l.s.types[req.idx]
-	ts.stop()
-	ts.pending = ListForced
-	ts.start(l.ctx, l.s.events, 0)
+	l.s.exec(l.ctx, ts, forceList(ts))
 	close(req.reply)
 	r.reportStatus()
 }
