@@ -82,28 +82,28 @@ func (w *watcher) fenceThenWatch(ctx context.Context, rv string, byList bool) {
 // retried after a backoff step without counting as a watch error at the type's
 // revision: a resumed type must not relist because the apiserver was down for a
 // while. Anything else is handled as the watch's own failure would be.
-func (s *Syncer) onFenceFailed(ts *typeState, ev event, now time.Time, out *commands) {
+func (ts *typeState) onFenceFailed(ev event, now time.Time, out *commands) {
 	class, streamed := classify(ev.err), !ts.fenceLists()
 	log := ts.log.WithError(ev.err)
 	var delay time.Duration
 	switch {
 	case streamed && (class == classUnsupported || class == classStalled):
-		s.fenceFallBack(ts, log)
+		ts.fenceFallBack(log)
 	case streamed && FailureOf(ev.err) == Forbidden:
 		log.Info("Watching forbidden; listing to catch up")
 		ts.pending = ListNotCaughtUp
-		s.pageFromNowOn(ts)
+		ts.pageFromNowOn()
 		delay = ts.nextDelay(false) // a refused request all the same: paced
 	case class == classTransient || class == classBehind:
 		if streamed && errors.Is(ev.err, errStreamEnded) {
 			if ts.initial.streamEnds++; ts.initial.streamEnds >= streamEndsToFallBack {
-				s.fenceFallBack(ts, log)
+				ts.fenceFallBack(log)
 			}
 		}
 		delay = ts.nextDelay(false)
 		log.WithField("delay", delay).Info("Cannot read the server's revision; retrying")
 	default:
-		s.fail(ts, ev, now, out)
+		ts.fail(ev, now, out)
 		return
 	}
 	out.add(stopWatcher{})
@@ -112,18 +112,18 @@ func (s *Syncer) onFenceFailed(ts *typeState, ev event, now time.Time, out *comm
 }
 
 // fenceFallBack makes a resumed type's fence a list of one object from now on.
-func (s *Syncer) fenceFallBack(ts *typeState, log logrus.FieldLogger) {
+func (ts *typeState) fenceFallBack(log logrus.FieldLogger) {
 	log.Info("Streams fail; reading the server's revision by a list of one object")
 	if ts.catchUp != nil {
 		ts.catchUp.byList = true
 	}
-	s.pageFromNowOn(ts)
+	ts.pageFromNowOn()
 }
 
 // pageFromNowOn makes an Auto type list by pages for good, as after a streaming
 // list the server would not serve.
-func (s *Syncer) pageFromNowOn(ts *typeState) {
-	if s.cfg.initialList == Auto {
+func (ts *typeState) pageFromNowOn() {
+	if ts.cfg.initialList == Auto {
 		ts.initial.strategy = Paged
 	}
 }
@@ -196,25 +196,25 @@ func (w *watcher) fenceByList(ctx context.Context) (string, error) {
 
 // reached ends a resumed type's catch-up once its watch reached rv, at or past the
 // server's revision at start.
-func (s *Syncer) reached(ts *typeState, rv string) {
+func (ts *typeState) reached(rv string) {
 	if c := ts.catchUp; c != nil && c.fenceRV != "" && revisionAtLeast(rv, c.fenceRV) {
-		s.caughtUp(ts)
+		ts.caughtUp()
 	}
 }
 
 // fenced records the server's current revision, taken by a resumed type's watcher
 // before its watch.
-func (s *Syncer) fenced(ts *typeState, rv string) {
+func (ts *typeState) fenced(rv string) {
 	if ts.catchUp == nil {
 		return
 	}
 	ts.catchUp.fenceRV = rv
 	if revisionAtLeast(ts.lastRV, rv) {
-		s.caughtUp(ts) // nothing happened since the checkpoint
+		ts.caughtUp() // nothing happened since the checkpoint
 	}
 }
 
-func (s *Syncer) caughtUp(ts *typeState) {
+func (ts *typeState) caughtUp() {
 	if ts.catchUp == nil {
 		return
 	}
@@ -229,7 +229,7 @@ func (s *Syncer) caughtUp(ts *typeState) {
 // reached the server's revision at start. The apiserver sends no bookmarks (its
 // watch cache is off), or they came too late: the type lists instead, diffed
 // against its ledger.
-func (s *Syncer) catchUpEnded(ts *typeState) {
+func (ts *typeState) catchUpEnded() {
 	if c := ts.catchUp; c != nil && c.fenceRV != "" {
 		ts.log.WithField("rv", ts.lastRV).Info("No bookmark while catching up; listing to be sure")
 		ts.pending = ListNotCaughtUp

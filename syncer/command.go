@@ -3,7 +3,7 @@ package syncer
 import "context"
 
 // command is one effect that a step of a type's state machine asks for. A step
-// (Syncer.step and the arms and handlers it calls) only changes the typeState,
+// (typeState.step and the arms and handlers it calls) only changes the typeState,
 // at the time the loop read for it, and returns commands; Syncer.exec, on the
 // loop, carries them out in order. So no step starts or stops a goroutine,
 // reads the clock, delivers, notes to the checkpoint or calls the Observer

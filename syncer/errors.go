@@ -62,7 +62,7 @@ func FailureOf(err error) Failure {
 	return NoFailure
 }
 
-// errorClass is what the loop must do after an error: Syncer.fail has one
+// errorClass is what the loop must do after an error: typeState.fail has one
 // handler per class.
 type errorClass uint8
 

@@ -14,7 +14,7 @@ import (
 // fail decides what follows a watcher's error, at now. The watcher has exited
 // (or is exiting); the type is restarted alone, by the handler of the error's
 // class.
-func (s *Syncer) fail(ts *typeState, ev event, now time.Time, out *commands) {
+func (ts *typeState) fail(ev event, now time.Time, out *commands) {
 	out.add(stopWatcher{})
 	if ev.rv != "" && ts.pending == NoList {
 		ts.lastRV = ev.rv
@@ -24,27 +24,27 @@ func (s *Syncer) fail(ts *typeState, ev event, now time.Time, out *commands) {
 	var delay time.Duration
 	switch class {
 	case classExpired:
-		delay = s.onExpired(ts, ev, log)
+		delay = ts.onExpired(ev, log)
 	case classBehind:
-		delay = s.onBehind(ts, ev, now, log)
+		delay = ts.onBehind(ev, now, log)
 	case classMissing:
-		delay = s.onMissing(ts, ev, log, out)
+		delay = ts.onMissing(ev, log, out)
 	case classRefused:
-		delay = s.onRefused(ts, ev, log, out)
+		delay = ts.onRefused(ev, log, out)
 	case classUnsupported:
-		delay = s.onUnsupported(ts, ev, log)
+		delay = ts.onUnsupported(ev, log)
 	case classStalled:
-		delay = s.onStalled(ts, ev, log)
+		delay = ts.onStalled(ev, log)
 	case classTooMany:
-		delay = s.onTooMany(ts, ev, log)
+		delay = ts.onTooMany(ev, log)
 	default:
-		delay = s.onTransient(ts, ev, log)
+		delay = ts.onTransient(ev, log)
 	}
 	out.add(ts.next(delay))
 }
 
 // onExpired: the revision can no longer be served; the type relists.
-func (s *Syncer) onExpired(ts *typeState, ev event, log logrus.FieldLogger) time.Duration {
+func (ts *typeState) onExpired(ev event, log logrus.FieldLogger) time.Duration {
 	log.Info("Revision expired; relisting this type")
 	ts.pending = ListExpired
 	ts.setPhase(backingOff)
@@ -57,7 +57,7 @@ func (s *Syncer) onExpired(ts *typeState, ev event, log logrus.FieldLogger) time
 // failed on its backoff, a watch from the revision it had. Only a server that
 // stays behind that revision for the behind limit makes it relist: after an etcd
 // restore, revisions do go back.
-func (s *Syncer) onBehind(ts *typeState, ev event, now time.Time, log logrus.FieldLogger) time.Duration {
+func (ts *typeState) onBehind(ev event, now time.Time, log logrus.FieldLogger) time.Duration {
 	ts.setPhase(backingOff)
 	delay := ts.nextDelay(ev.healthy)
 	if ts.pending != NoList {
@@ -65,8 +65,8 @@ func (s *Syncer) onBehind(ts *typeState, ev event, now time.Time, log logrus.Fie
 		log.WithField("delay", delay).Info("Server behind on a consistent read; retrying")
 		return delay
 	}
-	if since := ts.behind.at(ts.lastRV, now); now.Sub(since) >= s.cfg.behindLimit {
-		log.WithField("limit", s.cfg.behindLimit).Warn("Server stayed behind this type's revision; relisting")
+	if since := ts.behind.at(ts.lastRV, now); now.Sub(since) >= ts.cfg.behindLimit {
+		log.WithField("limit", ts.cfg.behindLimit).Warn("Server stayed behind this type's revision; relisting")
 		ts.pending, ts.behind = ListExpired, behindState{}
 		return delay
 	}
@@ -79,13 +79,13 @@ func (s *Syncer) onBehind(ts *typeState, ev event, now time.Time, log logrus.Fie
 // A required type fails closed instead: it keeps what it had (its ledger, a
 // relist's held changes), so that when its API comes back its list is diffed
 // against that, as one batch.
-func (s *Syncer) onMissing(ts *typeState, ev event, log logrus.FieldLogger, out *commands) time.Duration {
-	s.syncFailed(ts, Missing, ev.err, log, out)
+func (ts *typeState) onMissing(ev event, log logrus.FieldLogger, out *commands) time.Duration {
+	ts.syncFailed(Missing, ev.err, log, out)
 	ts.pending = ListReappeared
 	if !ts.required() {
 		out.add(ckptClear{})
-		ts.ledger.Clear(func(f ledger.Forgotten) { s.emitGone(ts, f, out) })
-		s.flushHeld(ts, out)
+		ts.ledger.Clear(func(f ledger.Forgotten) { ts.emitGone(f, out) })
+		ts.flushHeld(out)
 	}
 	ts.setPhase(missing)
 	return ts.nextDelay(ev.healthy)
@@ -95,36 +95,36 @@ func (s *Syncer) onMissing(ts *typeState, ev event, log logrus.FieldLogger, out 
 // counts as synced and keeps what it had; a relist under way keeps its held
 // changes for the attempt that completes. It retries what failed: the list if one
 // was pending, else the watch.
-func (s *Syncer) onRefused(ts *typeState, ev event, log logrus.FieldLogger, out *commands) time.Duration {
-	if FailureOf(ev.err) == Forbidden && s.streamingList(ts, ev) {
+func (ts *typeState) onRefused(ev event, log logrus.FieldLogger, out *commands) time.Duration {
+	if FailureOf(ev.err) == Forbidden && ts.streamingList(ev) {
 		// A streaming list is a watch: a client allowed to list but not to watch
 		// still gets its list, by pages.
 		log.Info("Streaming list forbidden; falling back to paged lists")
 		ts.initial.strategy = Paged
 		return ts.nextDelay(ev.healthy) // a refused request all the same: paced
 	}
-	s.syncFailed(ts, FailureOf(ev.err), ev.err, log, out)
+	ts.syncFailed(FailureOf(ev.err), ev.err, log, out)
 	ts.setPhase(refused)
 	ts.retryList()
 	return ts.nextDelay(ev.healthy)
 }
 
 // onUnsupported: the server refused a streaming list. Auto pages from now on.
-func (s *Syncer) onUnsupported(ts *typeState, ev event, log logrus.FieldLogger) time.Duration {
-	if s.cfg.initialList == Auto && ts.initial.strategy == WatchList {
+func (ts *typeState) onUnsupported(ev event, log logrus.FieldLogger) time.Duration {
+	if ts.cfg.initialList == Auto && ts.initial.strategy == WatchList {
 		log.Info("Streaming lists refused; falling back to paged lists")
 		ts.initial.strategy = Paged
 		ts.setPhase(backingOff) // answered, so no longer refused: it lists again
 		return 0
 	}
-	return s.onTransient(ts, ev, log)
+	return ts.onTransient(ev, log)
 }
 
 // onStalled: the server went silent past a deadline. A streaming list that never
 // reached its initial-events-end bookmark makes Auto page from now on; a watch is
 // re-opened from its last revision.
-func (s *Syncer) onStalled(ts *typeState, ev event, log logrus.FieldLogger) time.Duration {
-	if s.streamingList(ts, ev) {
+func (ts *typeState) onStalled(ev event, log logrus.FieldLogger) time.Duration {
+	if ts.streamingList(ev) {
 		log.Warn("Streaming list stalled before its initial events ended; falling back to paged lists")
 		ts.initial.strategy = Paged
 		ts.setPhase(backingOff) // as in onUnsupported
@@ -138,11 +138,11 @@ func (s *Syncer) onStalled(ts *typeState, ev event, log logrus.FieldLogger) time
 
 // onTransient: retry after a backoff step; a watch that keeps failing at one
 // revision relists, and streams that keep ending early make Auto page.
-func (s *Syncer) onTransient(ts *typeState, ev event, log logrus.FieldLogger) time.Duration {
+func (ts *typeState) onTransient(ev event, log logrus.FieldLogger) time.Duration {
 	ts.setPhase(backingOff)
 	delay := ts.nextDelay(ev.healthy)
 	if ts.pending != NoList {
-		if s.streamEnded(ev) && s.streamingList(ts, ev) {
+		if streamEnded(ev) && ts.streamingList(ev) {
 			if ts.initial.streamEnds++; ts.initial.streamEnds >= streamEndsToFallBack {
 				log.Warn("Streams keep ending before their initial events; falling back to paged lists")
 				ts.initial.strategy = Paged
@@ -152,7 +152,7 @@ func (s *Syncer) onTransient(ts *typeState, ev event, log logrus.FieldLogger) ti
 		ts.retryList()
 		return delay
 	}
-	if n := ts.watchErrs.at(ev.rv); n >= s.cfg.errorsToResync {
+	if n := ts.watchErrs.at(ev.rv); n >= ts.cfg.errorsToResync {
 		log.WithField("errors", n).Warn("Watch keeps failing at one revision; relisting")
 		ts.pending, ts.watchErrs.n = ListErrors, 0
 		return delay
@@ -168,8 +168,8 @@ const streamEndsToFallBack = 3
 // streamingList reports whether the failed attempt was an Auto streaming list,
 // before its initial events ended: not the metadata list or a GET of a
 // metadata-first relist, whose failure says nothing of streams.
-func (s *Syncer) streamingList(ts *typeState, ev event) bool {
-	return s.cfg.initialList == Auto && ts.initial.strategy == WatchList && ts.pending != NoList && ev.stream
+func (ts *typeState) streamingList(ev event) bool {
+	return ts.cfg.initialList == Auto && ts.initial.strategy == WatchList && ts.pending != NoList && ev.stream
 }
 
 // streamEnded reports whether a streaming list failed in a way that counts
@@ -178,7 +178,7 @@ func (s *Syncer) streamingList(ts *typeState, ev event) bool {
 // as client-go's reflector falls back to a list on any failed stream. A server
 // that could not be reached, or said it is busy or unavailable (429, 503), says
 // nothing of streams and does not count.
-func (s *Syncer) streamEnded(ev event) bool {
+func streamEnded(ev event) bool {
 	var status apierrors.APIStatus
 	if errors.Is(ev.err, errStreamEnded) {
 		return true
@@ -191,7 +191,7 @@ func (s *Syncer) streamEnded(ev event) bool {
 }
 
 // syncFailed reports a failure once per episode, and again if it changes.
-func (s *Syncer) syncFailed(ts *typeState, f Failure, err error, log logrus.FieldLogger, out *commands) {
+func (ts *typeState) syncFailed(f Failure, err error, log logrus.FieldLogger, out *commands) {
 	if ts.failure == f {
 		return
 	}
@@ -202,7 +202,7 @@ func (s *Syncer) syncFailed(ts *typeState, f Failure, err error, log logrus.Fiel
 }
 
 // recovered ends a failure episode, if one is under way.
-func (s *Syncer) recovered(ts *typeState, out *commands) {
+func (ts *typeState) recovered(out *commands) {
 	if ts.failure == NoFailure {
 		return
 	}

@@ -19,8 +19,8 @@ type freshness struct {
 // heard notes what ev says of the server before step's arm changes the type:
 // whether the server was reached and answered, and whether ev confirms a
 // revision of the type's view, which it returns for confirm.
-func (s *Syncer) heard(ts *typeState, ev event, now time.Time, out *commands) (string, bool) {
-	s.reach(ts, ev, now, out)
+func (ts *typeState) heard(ev event, now time.Time, out *commands) (string, bool) {
+	ts.reach(ev, now, out)
 	return confirms(ts, ev)
 }
 
@@ -50,7 +50,7 @@ func confirms(ts *typeState, ev event) (string, bool) {
 // queued the event's updates, tells the Observer, and marks it in the queue,
 // so that WaitFor and a ConfirmationHandler learn it once the consumer has
 // every update before it.
-func (s *Syncer) confirm(ts *typeState, rv string, confirmed bool, now time.Time, out *commands) {
+func (ts *typeState) confirm(rv string, confirmed bool, now time.Time, out *commands) {
 	if !confirmed {
 		return
 	}

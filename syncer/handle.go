@@ -16,67 +16,67 @@ import (
 // the type's step, and carries out what the step asks for.
 func (s *Syncer) handle(ctx context.Context, ev event) {
 	ts := s.types[ev.idx]
-	s.exec(ctx, ts, s.step(ts, ev, s.cfg.clock.Now()))
+	s.exec(ctx, ts, ts.step(ev, s.cfg.clock.Now()))
 }
 
 // step applies one watcher event, at now, to the type's state and returns the
 // commands that follow from it; each kind of event is one arm. An error goes to
-// Syncer.fail (failures.go), a fence's answer to the catch-up
+// typeState.fail (failures.go), a fence's answer to the catch-up
 // (checkpoint_fence.go); the phase is written by typeState.setPhase alone.
-func (s *Syncer) step(ts *typeState, ev event, now time.Time) commands {
+func (ts *typeState) step(ev event, now time.Time) commands {
 	if ev.gen != ts.run.n {
 		return nil // from a watcher that was already replaced
 	}
 	var out commands
-	rv, confirmed := s.heard(ts, ev, now, &out) // freshness.go: read before the arm changes the type
+	rv, confirmed := ts.heard(ev, now, &out) // freshness.go: read before the arm changes the type
 	switch ev.kind {
 	case evInitStart:
 		ts.epoch = ts.ledger.NextEpoch(ts.epoch)
 		ts.setPhase(listing)
 	case evInitApply:
 		for _, o := range ev.objs {
-			s.apply(ts, o, &out)
+			ts.apply(o, &out)
 		}
 		out.add(received(ts))
 	case evInitDone:
-		s.finishList(ts, ev.rv, &out)
+		ts.finishList(ev.rv, &out)
 	case evWatchOpened:
 		ts.setPhase(watching)
-		s.recovered(ts, &out)
+		ts.recovered(&out)
 	case evApply:
-		if !s.stale(ts, ev.objs[0]) {
-			s.apply(ts, ev.objs[0], &out)
+		if !ts.stale(ev.objs[0]) {
+			ts.apply(ev.objs[0], &out)
 		}
-		s.progress(ts, ev.rv, &out)
+		ts.progress(ev.rv, &out)
 	case evDelete:
-		if !s.stale(ts, ev.objs[0]) {
-			s.remove(ts, ev.objs[0], &out)
+		if !ts.stale(ev.objs[0]) {
+			ts.remove(ev.objs[0], &out)
 		}
-		s.progress(ts, ev.rv, &out)
+		ts.progress(ev.rv, &out)
 	case evBookmark:
-		s.progress(ts, ev.rv, &out)
+		ts.progress(ev.rv, &out)
 	case evWatchEnded:
-		s.watchEnded(ts, ev, &out)
+		ts.watchEnded(ev, &out)
 	case evError:
-		s.fail(ts, ev, now, &out)
+		ts.fail(ev, now, &out)
 	case evFenced:
-		s.fenced(ts, ev.rv)
+		ts.fenced(ev.rv)
 	case evFenceFailed:
-		s.onFenceFailed(ts, ev, now, &out)
+		ts.onFenceFailed(ev, now, &out)
 	case evFullOnly:
 		ts.fullOnly = true
 	}
-	s.confirm(ts, rv, confirmed, now, &out) // after the arm queued the event's updates
-	s.observe(ts, now, &out)
+	ts.confirm(rv, confirmed, now, &out) // after the arm queued the event's updates
+	ts.observe(now, &out)
 	return out
 }
 
 // watchEnded: a watch that ended cleanly is re-opened from its last revision,
 // with no list, after no delay if it was healthy.
-func (s *Syncer) watchEnded(ts *typeState, ev event, out *commands) {
+func (ts *typeState) watchEnded(ev event, out *commands) {
 	out.add(stopWatcher{})
 	ts.lastRV = ev.rv
-	s.catchUpEnded(ts)
+	ts.catchUpEnded()
 	name := ts.t.Name
 	out.add(tell(func(o Observer) { o.WatchRestarted(name) }))
 	out.add(ts.next(ts.nextDelay(ev.healthy)))
@@ -99,18 +99,18 @@ func received(ts *typeState) tell {
 // observe tells the observer the type's key count and status when they changed,
 // and TypeStatus the type's status when it changed: the step runs for every
 // event, and an observer may take a lock per call.
-func (s *Syncer) observe(ts *typeState, now time.Time, out *commands) {
+func (ts *typeState) observe(now time.Time, out *commands) {
 	o, name := &ts.observed, ts.t.Name
 	if n := ts.ledger.KeyCount(); !o.told || n != o.objects {
 		out.add(tell(func(ob Observer) { ob.Objects(name, n) }))
 		o.objects = n
 	}
-	if st := s.statusOf(ts, now); !o.told || st != o.status {
+	if st := ts.statusOf(now); !o.told || st != o.status {
 		out.add(tell(func(ob Observer) { ob.TypeStatus(name, st) }))
 		o.status = st
 	}
 	o.told = true
-	if st := s.typeStatus(ts, now); st != o.published {
+	if st := ts.typeStatus(now); st != o.published {
 		o.published = st
 		out.add(publishStatus{st})
 	}
@@ -125,7 +125,7 @@ func (s *Syncer) observe(ts *typeState, now time.Time, out *commands) {
 // annotation that arrives among them says nothing of what the relist will
 // sweep. The revision then waits for the list's end (finishList), so that
 // neither the watch nor the checkpoint ever runs ahead of the objects.
-func (s *Syncer) progress(ts *typeState, rv string, out *commands) {
+func (ts *typeState) progress(rv string, out *commands) {
 	out.add(received(ts))
 	if ts.pending != NoList {
 		return
@@ -133,13 +133,13 @@ func (s *Syncer) progress(ts *typeState, rv string, out *commands) {
 	ts.lastRV = rv
 	ts.watchErrs.n, ts.behind = 0, behindState{}
 	out.add(ckptRevision{rv})
-	s.reached(ts, rv)
+	ts.reached(rv)
 }
 
 // emit hands on updates of one object that the ledger held with UID was: straight
 // to the queue, or, during a relist of a type that had completed a list, into the
 // relist's held batch, which keeps was for the consumer's Deleted.
-func (s *Syncer) emit(ts *typeState, out *commands, was types.UID, ups ...Update) {
+func (ts *typeState) emit(out *commands, was types.UID, ups ...Update) {
 	ts.delivered = ts.delivered || len(ups) > 0
 	if ts.listed && ts.pending != NoList {
 		for _, u := range ups {
@@ -153,12 +153,12 @@ func (s *Syncer) emit(ts *typeState, out *commands, was types.UID, ups ...Update
 // apply records an added or modified object. An unchanged revision reports nothing;
 // a changed one reports Updated for keys the object had, New for keys it did not,
 // and Deleted for keys its conversion no longer produces.
-func (s *Syncer) apply(ts *typeState, o object, out *commands) {
+func (ts *typeState) apply(o object, out *commands) {
 	if o.err == nil && ts.ledger.Seen(o.id, o.rev, o.uid, ts.epoch) {
 		return
 	}
 	if o = o.decoded(); o.err != nil {
-		s.parseFailed(ts, o, out)
+		ts.parseFailed(o, out)
 		ts.ledger.Mark(o.id, ts.epoch) // keep the last value that converted
 		return
 	}
@@ -180,18 +180,18 @@ func (s *Syncer) apply(ts *typeState, o object, out *commands) {
 	}
 	ts.ledger.Put(o.id, o.rev, o.uid, newKeys, ts.epoch)
 	out.add(ckptRecord{o})
-	s.emit(ts, out, was, ups...)
+	ts.emit(out, was, ups...)
 }
 
 // remove records a deleted object; an unknown one reports nothing.
-func (s *Syncer) remove(ts *typeState, o object, out *commands) {
+func (ts *typeState) remove(o object, out *commands) {
 	f := ts.ledger.Remove(o.id)
 	out.add(ckptDelete{o.id})
 	f.Rev = o.rev
 	if o.uid != "" {
 		f.UID = o.uid
 	}
-	s.emitGone(ts, f, out)
+	ts.emitGone(f, out)
 }
 
 func deletion(k resources.Key, rev string, uid types.UID) Update {
@@ -201,45 +201,45 @@ func deletion(k resources.Key, rev string, uid types.UID) Update {
 // finishList completes a list at rv: every object the list did not contain is
 // Deleted (mark and sweep), a relist's changes go out in one batch, a failure
 // episode ends, and the type watches from rv.
-func (s *Syncer) finishList(ts *typeState, rv string, out *commands) {
-	s.sweep(ts, ts.epoch, out)
-	s.flushHeld(ts, out)
+func (ts *typeState) finishList(rv string, out *commands) {
+	ts.sweep(ts.epoch, out)
+	ts.flushHeld(out)
 	ts.setPhase(watching)
 	ts.pending, ts.listed = NoList, true
 	ts.lastRV, ts.initial.streamEnds, ts.watchErrs.n, ts.behind = rv, 0, 0, behindState{}
 	ts.retry.afterList = true
 	out.add(ckptRevision{rv})
-	s.caughtUp(ts)
-	s.recovered(ts, out)
+	ts.caughtUp()
+	ts.recovered(out)
 	ts.log.WithFields(logrus.Fields{"rv": rv, "objects": ts.ledger.Len()}).Info("Type in sync")
 }
 
 // sweep reports Deleted for every object not marked with epoch.
-func (s *Syncer) sweep(ts *typeState, epoch uint32, out *commands) {
+func (ts *typeState) sweep(epoch uint32, out *commands) {
 	ts.ledger.Sweep(epoch, func(f ledger.Forgotten) {
 		out.add(ckptDelete{f.ID})
-		s.emitGone(ts, f, out)
+		ts.emitGone(f, out)
 	})
 }
 
 // emitGone reports Deleted, with the object's UID, for the keys of an object the
 // ledger forgot.
-func (s *Syncer) emitGone(ts *typeState, f ledger.Forgotten, out *commands) {
+func (ts *typeState) emitGone(f ledger.Forgotten, out *commands) {
 	ups := make([]Update, 0, len(f.Keys))
 	for _, k := range f.Keys {
 		ups = append(ups, deletion(k, f.Rev, f.UID))
 	}
-	s.emit(ts, out, f.UID, ups...)
+	ts.emit(out, f.UID, ups...)
 }
 
 // flushHeld delivers the held changes of a relist as one call.
-func (s *Syncer) flushHeld(ts *typeState, out *commands) {
+func (ts *typeState) flushHeld(out *commands) {
 	if ups := ts.held.take(); len(ups) > 0 {
 		out.add(queue{&updateBatch{updates: ups, whole: true}})
 	}
 }
 
-func (s *Syncer) parseFailed(ts *typeState, o object, out *commands) {
+func (ts *typeState) parseFailed(o object, out *commands) {
 	ts.log.WithError(o.err).WithField("object", o.id).Warn("Object failed conversion; skipped")
 	name := ts.t.Name
 	out.add(tell(func(ob Observer) { ob.ConversionFailed(name) }),

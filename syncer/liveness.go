@@ -41,13 +41,15 @@ type liveTimer struct {
 }
 
 // live reports whether the status follows liveness.
-func (s *Syncer) live() bool { return s.cfg.liveAfter > 0 }
+func (s *Syncer) live() bool { return s.cfg.live() }
+
+func (c *config) live() bool { return c.liveAfter > 0 }
 
 // statusOf is the type's status as the aggregate, the Observer and TypeStatus
 // read it: its own, or, with WithLivenessStatus, WaitForDatastore once the
 // server has not answered it for the option's time, as of now.
-func (s *Syncer) statusOf(ts *typeState, now time.Time) SyncStatus {
-	if s.live() && s.silent(ts, now) {
+func (ts *typeState) statusOf(now time.Time) SyncStatus {
+	if ts.cfg.live() && ts.silent(now) {
 		return WaitForDatastore
 	}
 	return ts.status()
@@ -55,11 +57,11 @@ func (s *Syncer) statusOf(ts *typeState, now time.Time) SyncStatus {
 
 // silent: with WithLivenessStatus, the server has not answered the type for
 // the option's time; a refused or missing type is never silent.
-func (s *Syncer) silent(ts *typeState, now time.Time) bool {
-	if !s.live() || ts.phase == refused || ts.phase == missing {
+func (ts *typeState) silent(now time.Time) bool {
+	if !ts.cfg.live() || ts.phase == refused || ts.phase == missing {
 		return false
 	}
-	return now.Sub(ts.fresh.heard) >= s.cfg.liveAfter
+	return now.Sub(ts.fresh.heard) >= ts.cfg.liveAfter
 }
 
 // liveDue is what the loop waits on for the next moment a type may fall
@@ -73,7 +75,7 @@ func (s *Syncer) liveDue() <-chan time.Time {
 		now := s.cfg.clock.Now()
 		var next time.Time
 		for _, ts := range s.types {
-			if at := ts.fresh.heard.Add(s.cfg.liveAfter); !s.silent(ts, now) && (next.IsZero() || at.Before(next)) {
+			if at := ts.fresh.heard.Add(s.cfg.liveAfter); !ts.silent(now) && (next.IsZero() || at.Before(next)) {
 				next = at
 			}
 		}
@@ -97,7 +99,7 @@ func (s *Syncer) liveFired(ctx context.Context) {
 	now := s.cfg.clock.Now()
 	for _, ts := range s.types {
 		var out commands
-		s.observe(ts, now, &out)
+		ts.observe(now, &out)
 		s.exec(ctx, ts, out)
 	}
 }

@@ -87,7 +87,7 @@ func (ts *typeState) metaFirst() bool {
 // objects whose revision the ledger holds (the loop marks them, nothing is
 // decoded), and fetches the others at the list's revision or newer (fetch).
 // The watch then starts from the list's revision: an event it replays that is
-// older than what a GET returned is skipped by the loop (Syncer.stale). It
+// older than what a GET returned is skipped by the loop (typeState.stale). It
 // returns errFullRelist when a full list must follow.
 func (w *watcher) metaRelist(ctx context.Context) (string, error) {
 	ms, ok := wire.RawOf(w.lw).(wire.MetaSource)
@@ -303,7 +303,7 @@ func (w *watcher) pays(metaBytes, getBytes, gets, total int) bool {
 // of it: a GET of a metadata-first relist returned a newer revision than the
 // list's, and the watch from the list's revision replays the events before it.
 // Skipping them keeps every key's revision from going back.
-func (s *Syncer) stale(ts *typeState, o object) bool { return ts.ledger.Newer(o.id, o.rev) }
+func (ts *typeState) stale(o object) bool { return ts.ledger.Newer(o.id, o.rev) }
 
 // relistMetaFirst runs the metadata-first relist, then the watch from its
 // revision, and reports whether it did; false: the watcher lists in full now.

@@ -46,7 +46,7 @@ func (s *Syncer) indexTypes() error {
 	}
 	s.statuses = make([]TypeStatus, len(s.types))
 	for _, ts := range s.types {
-		ts.observed.published = s.typeStatus(ts, s.cfg.clock.Now())
+		ts.observed.published = ts.typeStatus(s.cfg.clock.Now())
 		s.publish(ts, ts.observed.published)
 	}
 	return nil

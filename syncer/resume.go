@@ -240,7 +240,7 @@ func (s *Syncer) loadSnapshot(ctx context.Context, snap *Persisted, timing logru
 			o := w.convert(po.Object)
 			if o.err != nil {
 				// The persisted ledger no longer matches this conversion: list.
-				s.parseFailed(ts, o, &out)
+				ts.parseFailed(o, &out)
 				ts.pending = ListInitial
 				continue
 			}
@@ -253,7 +253,7 @@ func (s *Syncer) loadSnapshot(ctx context.Context, snap *Persisted, timing logru
 		}
 		sig.Updates += len(ups)
 		out.add(queueUpdates{ups})
-		s.observe(ts, now, &out)
+		ts.observe(now, &out)
 		s.exec(ctx, ts, out)
 	}
 	switch {

@@ -21,8 +21,9 @@ import (
 	"github.com/kubesync/kubesync/resources"
 )
 
-// The simulator drives the loop's real steps (Syncer.handle and Syncer.fail,
-// reportStatus, resume and loadSnapshot, the delivery queue and deliverOne) on
+// The simulator drives the loop's real steps (Syncer.handle: typeState.step
+// and Syncer.exec of its commands; reportStatus, resume and loadSnapshot, the
+// delivery queue and deliverOne) on
 // one goroutine, on a fake clock, with a seeded random source, against the
 // cluster model of internal/sim. What Syncer.run does between them, it does
 // itself, in the same order: one event handled, one delivery made or one
@@ -466,7 +467,7 @@ func (r *simRun) handle(sw *simWatcher, ev event) {
 	if (ev.kind == evApply || ev.kind == evDelete || ev.kind == evBookmark) && ts.pending != NoList {
 		r.revDuringList = true
 	}
-	if ev.kind == evDelete && l.s.stale(ts, ev.objs[0]) {
+	if ev.kind == evDelete && ts.stale(ev.objs[0]) {
 		r.staleDeletes = append(r.staleDeletes, [2]string{ts.t.Name, ev.objs[0].id})
 	}
 	if r.o.broken == simBreakSkipDeletes && ev.kind == evDelete {

@@ -35,7 +35,7 @@ var _ = Describe("A type's step", func() {
 	It("stops and starts no watcher itself: the watch's end asks for a stop, then a new generation", func() {
 		ts := st.s.types[0]
 		runs, gen := len(st.runs[0]), ts.run.n
-		cmds := st.s.step(ts, event{kind: evWatchEnded, idx: 0, gen: gen, rv: "7", healthy: true}, at)
+		cmds := ts.step(event{kind: evWatchEnded, idx: 0, gen: gen, rv: "7", healthy: true}, at)
 		Expect(st.runs[0]).To(HaveLen(runs), "no generation runs before exec")
 		Expect(cmds[0]).To(Equal(stopWatcher{}), "the old generation stops before anything else")
 		i := slices.IndexFunc(cmds, func(c command) bool { _, ok := c.(startWatcher); return ok })
@@ -55,7 +55,7 @@ var _ = Describe("A type's step", func() {
 	It("confirms at the time it is given, and queues nothing before exec", func() {
 		ts := st.s.types[0]
 		queued := len(st.s.queue)
-		cmds := st.s.step(ts, event{kind: evApply, idx: 0, gen: ts.run.n, rv: "6", objs: []object{obj(ts.t, "y", "6")}}, at)
+		cmds := ts.step(event{kind: evApply, idx: 0, gen: ts.run.n, rv: "6", objs: []object{obj(ts.t, "y", "6")}}, at)
 		Expect(st.s.queue).To(HaveLen(queued))
 		Expect(ts.fresh.at).To(Equal(at))
 		Expect(ts.fresh.rv).To(Equal("6"))
@@ -72,7 +72,7 @@ var _ = Describe("A type's step", func() {
 		behind := apierrors.NewTimeoutError("Too large resource version: 6, current: 5", 1)
 		behind.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge}}
 		for _, now := range []time.Time{at, at.Add(DefaultBehindLimit)} {
-			cmds := st.s.step(ts, event{kind: evError, idx: 0, gen: ts.run.n, rv: "5", err: behind}, now)
+			cmds := ts.step(event{kind: evError, idx: 0, gen: ts.run.n, rv: "5", err: behind}, now)
 			st.s.exec(st.ctx, ts, cmds)
 		}
 		Expect(ts.pending).To(Equal(ListExpired), "behind for the limit by the step's time, not the clock's")

@@ -320,7 +320,7 @@ func (s *Syncer) aggregate() SyncStatus {
 	}
 	answered, synced, now := false, true, s.cfg.clock.Now()
 	for _, ts := range s.types {
-		st := s.statusOf(ts, now)
+		st := ts.statusOf(now)
 		answered = answered || st != WaitForDatastore
 		synced = synced && st == InSync
 	}

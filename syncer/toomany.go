@@ -16,7 +16,7 @@ import (
 // least its backoff step and at least the server's Retry-After, with jitter.
 // A 429 never counts toward a relist: neither as a watch error at one
 // revision, nor as a list's reason to stream again.
-func (s *Syncer) onTooMany(ts *typeState, ev event, log logrus.FieldLogger) time.Duration {
+func (ts *typeState) onTooMany(ev event, log logrus.FieldLogger) time.Duration {
 	ts.setPhase(backingOff)
 	ts.retryList()
 	delay := ts.nextDelay(ev.healthy)

@@ -55,14 +55,14 @@ func (s *Syncer) TypeStatus() []TypeStatus {
 
 // typeStatus is ts's status as TypeStatus returns it, at now, but for the
 // failure's error, which publish keeps.
-func (s *Syncer) typeStatus(ts *typeState, now time.Time) TypeStatus {
+func (ts *typeState) typeStatus(now time.Time) TypeStatus {
 	return TypeStatus{Name: ts.t.Name, Kind: ts.t.Kind, Required: ts.required(), Phase: ts.phase.String(),
-		Status: s.statusOf(ts, now), Failure: ts.failure, Objects: ts.ledger.Len(),
+		Status: ts.statusOf(now), Failure: ts.failure, Objects: ts.ledger.Len(),
 		Revision: ts.fresh.rv, Confirmed: ts.fresh.at}
 }
 
 // publish updates the copy of ts's status that TypeStatus returns. A step asks
-// for it only when the status changed (Syncer.observe): it runs after every
+// for it only when the status changed (typeState.observe): it runs after every
 // event, and most events change none of it.
 func (s *Syncer) publish(ts *typeState, st TypeStatus) {
 	s.statusMu.Lock()

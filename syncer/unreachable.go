@@ -40,7 +40,7 @@ func WithUnreachableAfter(d time.Duration) Option {
 // reach notes whether ev shows the server reached: any event but an error
 // that did not reach it ends an Unreachable episode; an error that did not
 // reach it begins one, reported once it has lasted unreachableAfter.
-func (s *Syncer) reach(ts *typeState, ev event, now time.Time, out *commands) {
+func (ts *typeState) reach(ev event, now time.Time, out *commands) {
 	f := &ts.fresh
 	failed := ev.kind == evError || ev.kind == evFenceFailed
 	if !failed {
@@ -49,16 +49,16 @@ func (s *Syncer) reach(ts *typeState, ev event, now time.Time, out *commands) {
 	if !failed || !unreachable(ev.err) {
 		f.unreachable = time.Time{}
 		if ts.failure == Unreachable {
-			s.recovered(ts, out)
+			ts.recovered(out)
 		}
 		return
 	}
 	if f.unreachable.IsZero() {
 		f.unreachable = now
 	}
-	if d := now.Sub(f.unreachable); d >= s.cfg.unreachableAfter {
+	if d := now.Sub(f.unreachable); d >= ts.cfg.unreachableAfter {
 		err := fmt.Errorf("%w for %s: %w", ErrUnreachable, d.Round(time.Second), ev.err)
-		s.syncFailed(ts, Unreachable, err, ts.log.WithError(ev.err), out)
+		ts.syncFailed(Unreachable, err, ts.log.WithError(ev.err), out)
 	}
 }
 
