@@ -36,7 +36,7 @@ type catchUpState struct {
 // relist is delivered whole), watches from rv, and catches up first.
 func (ts *typeState) resumeAt(rv string) {
 	ts.catchUp = &catchUpState{}
-	ts.listed, ts.pending, ts.lastRV = true, NoList, rv
+	ts.listed, ts.read = true, &watchFrom{rv: rv}
 }
 
 // planResume adds to p what a resumed type needs until it has caught up: the
@@ -91,7 +91,7 @@ func (ts *typeState) onFenceFailed(ev event, now time.Time, out *commands) {
 		ts.fenceFallBack(log)
 	case streamed && FailureOf(ev.err) == Forbidden:
 		log.Info("Watching forbidden; listing to catch up")
-		ts.pending = ListNotCaughtUp
+		ts.listFor(ListNotCaughtUp)
 		ts.pageFromNowOn()
 		delay = ts.nextDelay(false) // a refused request all the same: paced
 	case class == classTransient || class == classBehind:
@@ -209,7 +209,7 @@ func (ts *typeState) fenced(rv string) {
 		return
 	}
 	ts.catchUp.fenceRV = rv
-	if revisionAtLeast(ts.lastRV, rv) {
+	if revisionAtLeast(ts.lastRV(), rv) {
 		ts.caughtUp() // nothing happened since the checkpoint
 	}
 }
@@ -222,7 +222,7 @@ func (ts *typeState) caughtUp() {
 	if ts.phase == waiting {
 		ts.setPhase(watching) // the fence was the apiserver's answer
 	}
-	ts.log.WithFields(logrus.Fields{"rv": ts.lastRV, "objects": ts.ledger.Len()}).Info("Type caught up from the checkpoint")
+	ts.log.WithFields(logrus.Fields{"rv": ts.lastRV(), "objects": ts.ledger.Len()}).Info("Type caught up from the checkpoint")
 }
 
 // catchUpEnded: a resumed type's short watch ended before a bookmark or event
@@ -231,8 +231,8 @@ func (ts *typeState) caughtUp() {
 // against its ledger.
 func (ts *typeState) catchUpEnded() {
 	if c := ts.catchUp; c != nil && c.fenceRV != "" {
-		ts.log.WithField("rv", ts.lastRV).Info("No bookmark while catching up; listing to be sure")
-		ts.pending = ListNotCaughtUp
+		ts.log.WithField("rv", ts.lastRV()).Info("No bookmark while catching up; listing to be sure")
+		ts.listFor(ListNotCaughtUp)
 	}
 }
 

@@ -78,7 +78,7 @@ var _ = Describe("The loop's orders of events", func() {
 		st.play(0, event{kind: evError, rv: "5", err: gone}, event{kind: evInitStart},
 			event{kind: evDelete, objs: []object{obj(t, "z", "7")}, rv: "7"}, event{kind: evBookmark, rv: "8"})
 		Expect(st.cp.revision("apps")).To(Equal("5"), "x is still in the file: a restart from 8 keeps it for good")
-		Expect(st.s.types[0].lastRV).To(Equal("5"))
+		Expect(st.s.types[0].lastRV()).To(Equal("5"))
 		st.play(0, event{kind: evInitDone, rv: "9"})
 		Expect(st.cp.revision("apps")).To(Equal("9"))
 	})

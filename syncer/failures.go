@@ -16,8 +16,8 @@ import (
 // class.
 func (ts *typeState) fail(ev event, now time.Time, out *commands) {
 	out.add(stopWatcher{})
-	if ev.rv != "" && ts.pending == NoList {
-		ts.lastRV = ev.rv
+	if w, ok := ts.read.(*watchFrom); ok && ev.rv != "" {
+		w.rv = ev.rv
 	}
 	class := classify(ev.err)
 	log := ts.log.WithError(ev.err).WithField("failure", class)
@@ -46,7 +46,7 @@ func (ts *typeState) fail(ev event, now time.Time, out *commands) {
 // onExpired: the revision can no longer be served; the type relists.
 func (ts *typeState) onExpired(ev event, log logrus.FieldLogger) time.Duration {
 	log.Info("Revision expired; relisting this type")
-	ts.pending = ListExpired
+	ts.listFor(ListExpired)
 	ts.setPhase(backingOff)
 	return ts.nextDelay(ev.healthy)
 }
@@ -60,17 +60,18 @@ func (ts *typeState) onExpired(ev event, log logrus.FieldLogger) time.Duration {
 func (ts *typeState) onBehind(ev event, now time.Time, log logrus.FieldLogger) time.Duration {
 	ts.setPhase(backingOff)
 	delay := ts.nextDelay(ev.healthy)
-	if ts.pending != NoList {
+	w, watching := ts.read.(*watchFrom)
+	if !watching {
 		ts.retryList()
 		log.WithField("delay", delay).Info("Server behind on a consistent read; retrying")
 		return delay
 	}
-	if since := ts.behind.at(ts.lastRV, now); now.Sub(since) >= ts.cfg.behindLimit {
+	if since := w.behind.at(w.rv, now); now.Sub(since) >= ts.cfg.behindLimit {
 		log.WithField("limit", ts.cfg.behindLimit).Warn("Server stayed behind this type's revision; relisting")
-		ts.pending, ts.behind = ListExpired, behindState{}
+		ts.listFor(ListExpired)
 		return delay
 	}
-	log.WithFields(logrus.Fields{"rv": ts.lastRV, "delay": delay}).Info("Server behind this type's revision; waiting")
+	log.WithFields(logrus.Fields{"rv": w.rv, "delay": delay}).Info("Server behind this type's revision; waiting")
 	return delay
 }
 
@@ -81,7 +82,7 @@ func (ts *typeState) onBehind(ev event, now time.Time, log logrus.FieldLogger) t
 // against that, as one batch.
 func (ts *typeState) onMissing(ev event, log logrus.FieldLogger, out *commands) time.Duration {
 	ts.syncFailed(Missing, ev.err, log, out)
-	ts.pending = ListReappeared
+	ts.listFor(ListReappeared)
 	if !ts.required() {
 		out.add(ckptClear{})
 		ts.ledger.Clear(func(f ledger.Forgotten) { ts.emitGone(f, out) })
@@ -141,7 +142,8 @@ func (ts *typeState) onStalled(ev event, log logrus.FieldLogger) time.Duration {
 func (ts *typeState) onTransient(ev event, log logrus.FieldLogger) time.Duration {
 	ts.setPhase(backingOff)
 	delay := ts.nextDelay(ev.healthy)
-	if ts.pending != NoList {
+	w, watching := ts.read.(*watchFrom)
+	if !watching {
 		if streamEnded(ev) && ts.streamingList(ev) {
 			if ts.initial.streamEnds++; ts.initial.streamEnds >= streamEndsToFallBack {
 				log.Warn("Streams keep ending before their initial events; falling back to paged lists")
@@ -152,9 +154,9 @@ func (ts *typeState) onTransient(ev event, log logrus.FieldLogger) time.Duration
 		ts.retryList()
 		return delay
 	}
-	if n := ts.watchErrs.at(ev.rv); n >= ts.cfg.errorsToResync {
+	if n := w.errs.at(ev.rv); n >= ts.cfg.errorsToResync {
 		log.WithField("errors", n).Warn("Watch keeps failing at one revision; relisting")
-		ts.pending, ts.watchErrs.n = ListErrors, 0
+		ts.listFor(ListErrors)
 		return delay
 	}
 	log.WithField("delay", delay).Info("Watch failed; re-watching from the last revision")
@@ -169,7 +171,7 @@ const streamEndsToFallBack = 3
 // before its initial events ended: not the metadata list or a GET of a
 // metadata-first relist, whose failure says nothing of streams.
 func (ts *typeState) streamingList(ev event) bool {
-	return ts.cfg.initialList == Auto && ts.initial.strategy == WatchList && ts.pending != NoList && ev.stream
+	return ts.cfg.initialList == Auto && ts.initial.strategy == WatchList && ts.pending() != NoList && ev.stream
 }
 
 // streamEnded reports whether a streaming list failed in a way that counts
@@ -210,13 +212,6 @@ func (ts *typeState) recovered(out *commands) {
 	ts.failure = NoFailure
 	name := ts.t.Name
 	out.add(tell(func(o Observer) { o.SyncRecovered(name) }), queue{syncRecovery{typeName: name}})
-}
-
-// retryList labels the next list, if one is pending, as the retry of a failed one.
-func (ts *typeState) retryList() {
-	if ts.pending != NoList {
-		ts.pending = ListRetry
-	}
 }
 
 // at counts a watch error at rv and returns how many came in a row there.

@@ -37,11 +37,12 @@ func confirms(ts *typeState, ev event) (string, bool) {
 	case evInitDone:
 		return ev.rv, ev.rv != ""
 	case evApply, evDelete, evBookmark:
-		return ev.rv, ev.rv != "" && ts.pending == NoList
+		return ev.rv, ev.rv != "" && ts.pending() == NoList
 	case evFenced:
 		// The server's revision is at most the one the type holds: nothing
 		// changed since the checkpoint, and the view is that of now.
-		return ts.lastRV, ts.catchUp != nil && ts.lastRV != "" && revisionAtLeast(ts.lastRV, ev.rv)
+		rv := ts.lastRV()
+		return rv, ts.catchUp != nil && rv != "" && revisionAtLeast(rv, ev.rv)
 	}
 	return "", false
 }

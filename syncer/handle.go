@@ -75,7 +75,9 @@ func (ts *typeState) step(ev event, now time.Time) commands {
 // with no list, after no delay if it was healthy.
 func (ts *typeState) watchEnded(ev event, out *commands) {
 	out.add(stopWatcher{})
-	ts.lastRV = ev.rv
+	if w, ok := ts.read.(*watchFrom); ok {
+		w.rv = ev.rv
+	}
 	ts.catchUpEnded()
 	name := ts.t.Name
 	out.add(tell(func(o Observer) { o.WatchRestarted(name) }))
@@ -86,7 +88,7 @@ func (ts *typeState) watchEnded(ev event, out *commands) {
 // checkpoint turns out to be another cluster's: the type's watcher is replaced
 // by one that lists in full.
 func forceList(ts *typeState) commands {
-	ts.pending = ListForced
+	ts.listFor(ListForced)
 	return commands{stopWatcher{}, ts.next(0)}
 }
 
@@ -120,18 +122,18 @@ func (ts *typeState) observe(now time.Time, out *commands) {
 // that waits for the watch's end (typeState.nextDelay), which says whether the
 // watch was healthy.
 //
-// A list under way (pending) is not a watch yet: a stream's initial events come
+// A list under way (listPending) is not a watch yet: a stream's initial events come
 // in no order, and a live event or a bookmark without the initial-events-end
 // annotation that arrives among them says nothing of what the relist will
 // sweep. The revision then waits for the list's end (finishList), so that
 // neither the watch nor the checkpoint ever runs ahead of the objects.
 func (ts *typeState) progress(rv string, out *commands) {
 	out.add(received(ts))
-	if ts.pending != NoList {
+	w, ok := ts.read.(*watchFrom)
+	if !ok {
 		return
 	}
-	ts.lastRV = rv
-	ts.watchErrs.n, ts.behind = 0, behindState{}
+	w.rv, w.errs, w.behind = rv, watchErrs{}, behindState{}
 	out.add(ckptRevision{rv})
 	ts.reached(rv)
 }
@@ -141,9 +143,9 @@ func (ts *typeState) progress(rv string, out *commands) {
 // relist's held batch, which keeps was for the consumer's Deleted.
 func (ts *typeState) emit(out *commands, was types.UID, ups ...Update) {
 	ts.delivered = ts.delivered || len(ups) > 0
-	if ts.listed && ts.pending != NoList {
+	if l, ok := ts.read.(*listPending); ok && ts.listed {
 		for _, u := range ups {
-			ts.held.add(u, was)
+			l.held.add(u, was)
 		}
 		return
 	}
@@ -205,8 +207,7 @@ func (ts *typeState) finishList(rv string, out *commands) {
 	ts.sweep(ts.epoch, out)
 	ts.flushHeld(out)
 	ts.setPhase(watching)
-	ts.pending, ts.listed = NoList, true
-	ts.lastRV, ts.initial.streamEnds, ts.watchErrs.n, ts.behind = rv, 0, 0, behindState{}
+	ts.read, ts.listed, ts.initial.streamEnds = &watchFrom{rv: rv}, true, 0
 	ts.retry.afterList = true
 	out.add(ckptRevision{rv})
 	ts.caughtUp()
@@ -234,7 +235,11 @@ func (ts *typeState) emitGone(f ledger.Forgotten, out *commands) {
 
 // flushHeld delivers the held changes of a relist as one call.
 func (ts *typeState) flushHeld(out *commands) {
-	if ups := ts.held.take(); len(ups) > 0 {
+	l, ok := ts.read.(*listPending)
+	if !ok {
+		return // a watch holds nothing back
+	}
+	if ups := l.held.take(); len(ups) > 0 {
 		out.add(queue{&updateBatch{updates: ups, whole: true}})
 	}
 }

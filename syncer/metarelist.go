@@ -79,7 +79,7 @@ var errFullRelist = errors.New("relist in full")
 func (ts *typeState) metaFirst() bool {
 	_, raw := ts.lw.(wire.RawSource)
 	selected := ts.t.LabelSelector != "" || ts.t.FieldSelector != ""
-	return raw && ts.listed && ts.pending != ListForced && ts.cfg.metaRelist > 0 && !ts.t.KeysOnly && !selected &&
+	return raw && ts.listed && ts.pending() != ListForced && ts.cfg.metaRelist > 0 && !ts.t.KeysOnly && !selected &&
 		!ts.fullOnly && !ts.ledger.Empty()
 }
 

@@ -241,7 +241,7 @@ func (s *Syncer) loadSnapshot(ctx context.Context, snap *Persisted, timing logru
 			if o.err != nil {
 				// The persisted ledger no longer matches this conversion: list.
 				ts.parseFailed(o, &out)
-				ts.pending = ListInitial
+				ts.listFor(ListInitial)
 				continue
 			}
 			keys := make([]resources.Key, len(o.kvs))

@@ -323,7 +323,7 @@ func (r *simRun) startLife() {
 	for i, ts := range s.types {
 		l.types[i].lastStrategy = ts.initial.strategy
 		if ts.catchUp != nil {
-			l.types[i].reached, _ = strconv.ParseInt(ts.lastRV, 10, 64) // resumed at its revision
+			l.types[i].reached, _ = strconv.ParseInt(ts.lastRV(), 10, 64) // resumed at its revision
 		}
 		ts.start(l.ctx, s.events, 0)
 	}
@@ -463,8 +463,8 @@ func (r *simRun) handle(sw *simWatcher, ev event) {
 	ts := l.s.types[ev.idx]
 	r.tracef("%s gen %d: %s", ts.t.Name, ev.gen, describe(ev))
 	before := r.beforeHandle(ts, ev)
-	r.doing = fmt.Sprintf("%s of %s (life %d, step %d, pending %s)", describe(ev), ts.t.Name, r.lives, r.step, ts.pending)
-	if (ev.kind == evApply || ev.kind == evDelete || ev.kind == evBookmark) && ts.pending != NoList {
+	r.doing = fmt.Sprintf("%s of %s (life %d, step %d, pending %s)", describe(ev), ts.t.Name, r.lives, r.step, ts.pending())
+	if (ev.kind == evApply || ev.kind == evDelete || ev.kind == evBookmark) && ts.pending() != NoList {
 		r.revDuringList = true
 	}
 	if ev.kind == evDelete && ts.stale(ev.objs[0]) {

@@ -163,7 +163,7 @@ func (r *simRun) beforeHandle(ts *typeState, ev event) simBefore {
 	if (ev.kind == evWatchEnded || ev.kind == evError) && ev.healthy {
 		lt.reset = true // the backoff resets: a new episode
 	}
-	b := simBefore{relisting: ts.listed && ts.pending != NoList, n0: len(s.queue)}
+	b := simBefore{relisting: ts.listed && ts.pending() != NoList, n0: len(s.queue)}
 	if b.n0 > 0 {
 		if lb, ok := s.queue[b.n0-1].(*updateBatch); ok {
 			b.last, b.l0 = lb, len(lb.updates)
@@ -288,12 +288,12 @@ func streamCounts(err error) bool {
 // caller's.
 func (r *simRun) notePlan(ts *typeState, w *watcher, p plan) {
 	lt := &r.life.types[w.idx]
-	r.tracef("%s gen %d plans %+v (pending %s, firstRead %t, catchUp %t)", ts.t.Name, w.gen, p, ts.pending,
+	r.tracef("%s gen %d plans %+v (pending %s, firstRead %t, catchUp %t)", ts.t.Name, w.gen, p, ts.pending(),
 		w.firstRead, w.catchUp)
-	if w.firstRead && ts.pending != ListInitial {
+	if w.firstRead && ts.pending() != ListInitial {
 		r.life.firstRetry = true
 	}
-	if ts.pending == ListForced {
+	if ts.pending() == ListForced {
 		return
 	}
 	at := r.clk.Now().Add(p.delay)

@@ -75,7 +75,7 @@ var _ = Describe("A type's step", func() {
 			cmds := ts.step(event{kind: evError, idx: 0, gen: ts.run.n, rv: "5", err: behind}, now)
 			st.s.exec(st.ctx, ts, cmds)
 		}
-		Expect(ts.pending).To(Equal(ListExpired), "behind for the limit by the step's time, not the clock's")
+		Expect(ts.pending()).To(Equal(ListExpired), "behind for the limit by the step's time, not the clock's")
 		Expect(st.last(0).p.list).To(BeTrue())
 	})
 })

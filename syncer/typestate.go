@@ -52,8 +52,9 @@ func (p phase) String() string {
 }
 
 // typeState is the loop's state of one resource type. Each part that only means
-// something together is one value: a resumed type's catch-up is a pointer that is
-// nil once it has caught up, the watch errors at one revision are one pair.
+// something together is one value: how the type reads next is a list pending or
+// a watch from a revision, each with its own data (read.go); a resumed type's
+// catch-up is a pointer that is nil once it has caught up.
 type typeState struct {
 	t      resources.Type
 	lw     cache.ListerWatcherWithContext
@@ -63,9 +64,9 @@ type typeState struct {
 	idx    int
 
 	phase phase
-	// pending says why the next watcher must list first; NoList: watch from lastRV.
-	// Only a completed list clears it.
-	pending ListReason
+	// read: a list pending, and why, or the revision the type watches from
+	// (read.go).
+	read readState
 	// listed: a list completed once, so a later relist is delivered whole.
 	listed bool
 	// delivered: an update of the type went to the consumer, so its reads must
@@ -74,14 +75,10 @@ type typeState struct {
 	// failure: the failure episode reported, to report each once; NoFailure if none.
 	failure Failure
 
-	initial   initialRead
-	epoch     uint32    // mark of the current list, for mark and sweep
-	held      heldBatch // changes of a relist of a listed type, until it completes
-	lastRV    string
-	watchErrs watchErrs
-	behind    behindState
-	retry     retry
-	observed  observation
+	initial  initialRead
+	epoch    uint32 // mark of the current list, for mark and sweep
+	retry    retry
+	observed observation
 	// catchUp is set while the type, resumed from the checkpoint, has not reached
 	// the server's revision at start (checkpoint_fence.go).
 	catchUp *catchUpState
@@ -152,7 +149,7 @@ func newTypeState(t resources.Type, lw cache.ListerWatcherWithContext, cfg *conf
 		log:     cfg.log.WithField("type", t.Name),
 		ledger:  ledger.New(t),
 		initial: initialRead{strategy: strategy},
-		pending: ListInitial,
+		read:    &listPending{reason: ListInitial},
 		retry:   retry{backoff: cfg.backoff},
 	}
 }
@@ -178,21 +175,21 @@ func (ts *typeState) next(delay time.Duration) startWatcher {
 	ts.retry.afterList = false
 	c := startWatcher{
 		gen:    ts.run.n,
-		reason: ts.pending,
+		reason: ts.pending(),
 		fresh:  ts.ledger == nil || ts.ledger.Empty(),
 		// A resumed type counts as listed: its relist must not go back past the
 		// checkpoint; a first stream that broke after it delivered must not go back
 		// past what it delivered (another apiserver's cache may be further behind).
 		firstRead: !ts.listed && !ts.delivered,
 	}
-	p := plan{list: ts.pending != NoList, rv: ts.lastRV, delay: delay, strategy: ts.initial.strategy}
+	p := plan{list: ts.pending() != NoList, rv: ts.lastRV(), delay: delay, strategy: ts.initial.strategy}
 	p.metaFirst = p.list && ts.metaFirst()
 	c.catchUp = ts.planResume(&p)
 	if p.list {
 		if ts.retry.listWatchFailed {
 			p.watchDelay = ts.retry.backoff.Step()
 		}
-		ts.log.WithFields(logrus.Fields{"reason": ts.pending, "strategy": p.strategy, "delay": delay}).Debug("Listing")
+		ts.log.WithFields(logrus.Fields{"reason": ts.pending(), "strategy": p.strategy, "delay": delay}).Debug("Listing")
 	} else {
 		ts.log.WithFields(logrus.Fields{"rv": p.rv, "delay": delay}).Debug("Watching")
 	}
@@ -274,7 +271,7 @@ func (ts *typeState) status() SyncStatus {
 	case listing:
 		return ResyncInProgress
 	case backingOff:
-		if ts.pending != NoList {
+		if ts.pending() != NoList {
 			return ResyncInProgress
 		}
 	}
