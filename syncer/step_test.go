@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/kubesync/kubesync/resources"
@@ -52,6 +53,19 @@ var _ = Describe("A type's step", func() {
 		Expect(st.runs[1]).To(HaveLen(1), "the other type is not touched")
 	})
 
+	It("calls the Observer only through exec, in the order the step asked", func() {
+		calls := &callLog{}
+		st = newStepper([]resources.Type{stepType("apps")}, WithObserver(calls))
+		st.start()
+		ts := st.s.types[0]
+		calls.names = nil
+		cmds := st.s.types[0].step(event{kind: evError, idx: 0, gen: ts.run.n, err: apierrors.NewForbidden(
+			schema.GroupResource{Resource: "apps"}, "", nil)}, at)
+		Expect(calls.names).To(BeEmpty(), "the step called the Observer")
+		st.s.exec(st.ctx, ts, cmds)
+		Expect(calls.names).To(Equal([]string{"SyncFailed", "Listing", "Objects", "TypeStatus"}), "the first step tells all")
+	})
+
 	It("confirms at the time it is given, and queues nothing before exec", func() {
 		ts := st.s.types[0]
 		queued := len(st.s.queue)
@@ -79,3 +93,16 @@ var _ = Describe("A type's step", func() {
 		Expect(st.last(0).p.list).To(BeTrue())
 	})
 })
+
+// callLog records which Observer methods were called, in order.
+type callLog struct {
+	NopObserver
+	names []string
+}
+
+func (c *callLog) Listing(string, ListReason)          { c.names = append(c.names, "Listing") }
+func (c *callLog) SyncFailed(string, Failure)          { c.names = append(c.names, "SyncFailed") }
+func (c *callLog) TypeStatus(string, SyncStatus)       { c.names = append(c.names, "TypeStatus") }
+func (c *callLog) Objects(string, int)                 { c.names = append(c.names, "Objects") }
+func (c *callLog) EventReceived(string)                { c.names = append(c.names, "EventReceived") }
+func (c *callLog) Confirmed(string, string, time.Time) { c.names = append(c.names, "Confirmed") }
