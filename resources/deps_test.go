@@ -5,7 +5,6 @@ import (
 	"go/token"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -73,33 +72,98 @@ var _ = Describe("The library's import graph", func() {
 		Expect(read).To(BeNumerically(">", 5), "the package's own files were read")
 	})
 
-	// ARCHITECTURE.md's dependency line: resources ← internal/wire, internal/ledger,
-	// internal/identity, internal/logbridge ← syncer ← checkpoint, snapshot, watchersets, metrics.
-	// Each package links, of the module's own, only packages left of it; controlplane,
-	// off the line, links none, and so none of the line links it.
-	It("points one way, as the dependency line draws it", func() {
-		const mod = "github.com/kubesync/kubesync/"
-		below := []string{"resources", "internal/wire", "internal/wire/meta", "internal/ledger", "internal/identity",
-			"internal/logbridge"}
-		loop := append(slices.Clone(below), "syncer")
-		may := map[string][]string{
-			"resources": nil, "internal/wire/meta": nil, "internal/identity": nil, "internal/logbridge": nil,
-			"internal/ledger": {"resources"},
-			"internal/wire":   {"resources", "internal/wire/meta"},
-			"syncer":          below,
-			"checkpoint":      loop, "snapshot": loop, "watchersets": loop, "metrics": loop,
-			// A cluster for tests, not a client of kubesync: it links none of it.
-			"controlplane": nil,
-		}
-		for pkg, allowed := range may {
-			out, err := exec.Command("go", "list", "-deps", mod+pkg).CombinedOutput()
-			Expect(err).NotTo(HaveOccurred(), string(out))
-			for _, dep := range strings.Fields(string(out)) {
-				own, ok := strings.CutPrefix(dep, mod)
-				if ok && own != pkg {
-					Expect(allowed).To(ContainElement(own), "go list -deps ./%s links %s", pkg, own)
+	// ARCHITECTURE.md's dependency line, read from the page: each package links, of
+	// the module's own, only packages on a step left of its own or, for an entry
+	// "x/...", of its own tree; the packages off the line link none of the module's,
+	// and only the line's last step links them. Every package is on the line or off
+	// it, once.
+	It("points one way, as ARCHITECTURE.md's dependency line draws it", func() {
+		steps, off := dependencyLine()
+		Expect(len(steps)).To(BeNumerically(">=", 4), "the line has its steps")
+		// A cluster for tests, not a client of kubesync: it stays off the line, so
+		// no package of the library links it.
+		Expect(off).To(ContainElement("controlplane"), "controlplane is off the dependency line")
+		last := len(steps) - 1
+		all := append(steps[:len(steps):len(steps)], off)
+		entryOf := func(pkg string) (step int, entry string) {
+			step = -2
+			for i, s := range all {
+				for _, e := range s {
+					if tree, ok := strings.CutSuffix(e, "/..."); ok && (pkg == tree || strings.HasPrefix(pkg, tree+"/")) ||
+						pkg == e {
+						Expect(step).To(Equal(-2), "%s is on the dependency line twice (%s, %s)", pkg, entry, e)
+						step, entry = i, e
+					}
 				}
+			}
+			if step == len(steps) {
+				step = -1 // off the line
+			}
+			return step, entry
+		}
+
+		cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Deps \" \"}}", "./...")
+		cmd.Dir = ".."
+		out, err := cmd.CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), string(out))
+		deps := map[string][]string{}
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			fields := strings.Fields(line)
+			pkg := strings.TrimPrefix(fields[0], module)
+			for _, d := range fields[1:] {
+				if own, ok := strings.CutPrefix(d, module); ok {
+					deps[pkg] = append(deps[pkg], own)
+				}
+			}
+		}
+		Expect(deps["syncer"]).To(ContainElement("internal/wire"), "the list is the real import graph")
+
+		used := map[string]bool{}
+		for pkg := range modulePackages() {
+			step, entry := entryOf(pkg)
+			Expect(step).NotTo(Equal(-2), "ARCHITECTURE.md's dependency line places %s", pkg)
+			used[entry] = true
+			for _, dep := range deps[pkg] {
+				depStep, depEntry := entryOf(dep)
+				switch {
+				case step == -1:
+					Fail(pkg + ", off the line, links " + dep)
+				case depStep == -1:
+					Expect(step).To(Equal(last), "%s links %s, which is off the line", pkg, dep)
+				case depEntry == entry && strings.HasSuffix(entry, "/..."):
+				default:
+					Expect(depStep).To(BeNumerically("<", step), "go list -deps ./%s links %s (%s is not left of %s)",
+						pkg, dep, depEntry, entry)
+				}
+			}
+		}
+		for _, s := range all {
+			for _, e := range s {
+				Expect(used).To(HaveKey(e), "the dependency line names %s, which matches no package", e)
 			}
 		}
 	})
 })
+
+// dependencyLine reads ARCHITECTURE.md's dependency line: its steps, left to
+// right, each a list of entries, and the packages off it.
+func dependencyLine() (steps [][]string, off []string) {
+	entries := func(s string) []string {
+		var es []string
+		for _, e := range strings.Split(s, ",") {
+			es = append(es, strings.TrimSpace(e))
+		}
+		return es
+	}
+	for _, line := range codeBlock("Dependencies") {
+		if rest, ok := strings.CutPrefix(line, "off the line:"); ok {
+			off = entries(rest)
+		} else if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "← "); ok {
+			steps = append(steps, entries(rest))
+		} else {
+			Expect(steps).To(BeEmpty(), "a line of the dependency line's block: %q", line)
+			steps = append(steps, entries(line))
+		}
+	}
+	return steps, off
+}

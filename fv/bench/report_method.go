@@ -22,7 +22,7 @@ func (r *Report) methodMarkdown(b *strings.Builder) {
 	p(" `crd.projectcalico.org/v1` CRDs, watched together: kubesync reads them as documents, metadata first, and (c) and (d)")
 	p(" are dynamic informers (`dynamicinformer`), one per type. All read JSON: kube-apiserver v1.37.2 serves CBOR only")
 	p(" behind the alpha gate `CBORServingAndStorage` (off by default, and off here); `BenchmarkCRDCodecs` in fv")
-	p(" measures JSON and CBOR decoding side by side (ARCHITECTURE.md, the raw path).\n")
+	p(" measures JSON and CBOR decoding side by side (docs/raw-path.md).\n")
 	p("- Peak RSS: VmHWM from /proc/self/status, read by the contender once in sync (after a forced GC). Sync cost: peak RSS minus (f)'s.\n")
 	p("- Heap after GC: `runtime.MemStats.HeapInuse` after `runtime.GC()`, once in sync.\n")
 	footprintMethodMarkdown(b)
