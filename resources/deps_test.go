@@ -77,7 +77,7 @@ var _ = Describe("The library's import graph", func() {
 	// "x/...", of its own tree; the packages off the line link none of the module's,
 	// and only the line's last step links them. Every package is on the line or off
 	// it, once.
-	It("points one way, as ARCHITECTURE.md's dependency line draws it", func() {
+	It("points one way, as ARCHITECTURE.md's dependency line draws it", Label("layout"), func() {
 		steps, off := dependencyLine()
 		Expect(len(steps)).To(BeNumerically(">=", 4), "the line has its steps")
 		// A cluster for tests, not a client of kubesync: it stays off the line, so
