@@ -41,8 +41,9 @@ var _ = Describe("CRD deleted at runtime", Ordered, env.Compat, func() {
 		Eventually(func() int { return m.Len(gone.Kind) }).Should(Equal(10))
 		Expect(m.Count(gone.Kind, syncer.KVNew)).To(Equal(40))
 		env.Untouched(before, env.RequestsByType(ctx, c.ControlPlane, others), others)
+		firstSync := env.FirstSyncOnly(ctx, c.Cluster, syncer.Auto)
 		for _, t := range others {
-			Expect(obs.Reasons(t.Name)).To(Equal(env.FirstSyncOnly(ctx, c.Cluster, syncer.Auto)))
+			Expect(obs.Reasons(t.Name)).To(Equal(firstSync))
 		}
 		Expect(obs.Reasons(gone.Name)).To(HaveKey("reappeared"))
 		env.Consistent(ctx, c.Config(), m, types)

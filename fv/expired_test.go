@@ -83,8 +83,9 @@ func expiredRevision(cborOn bool) {
 			env.Untouched(before, env.RequestsByType(ctx, c.ControlPlane, others), others)
 			env.Consistent(ctx, c.Config(), m, types)
 			env.InSync(m)
+			firstSync := env.FirstSyncOnly(ctx, c.Cluster, strategy)
 			for _, t := range others {
-				Expect(obs.Reasons(t.Name)).To(Equal(env.FirstSyncOnly(ctx, c.Cluster, strategy)), "%s listed only once", t.Name)
+				Expect(obs.Reasons(t.Name)).To(Equal(firstSync), "%s listed only once", t.Name)
 			}
 			c.Create(ctx, a, "", victims...) // as the next strategy expects
 		})

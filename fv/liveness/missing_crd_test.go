@@ -63,8 +63,9 @@ var _ = Describe("CRD missing from the start", env.Compat, func() {
 		GinkgoWriter.Printf("%s: %d list/watch requests in %s; bound %d\n", missing.Name, n, window, bound)
 		Expect(n).To(BeNumerically(">=", 3), "the missing type keeps being retried")
 		Expect(n).To(BeNumerically("<=", bound), "retries stay within the backoff")
+		firstSync := env.FirstSyncOnly(ctx, c, syncer.Auto)
 		for _, t := range present {
-			Expect(obs.Reasons(t.Name)).To(Equal(env.FirstSyncOnly(ctx, c, syncer.Auto)), "%s listed once, never restarted", t.Name)
+			Expect(obs.Reasons(t.Name)).To(Equal(firstSync), "%s listed once, never restarted", t.Name)
 		}
 		Expect(m.Statuses()).To(Equal([]syncer.SyncStatus{syncer.WaitForDatastore, syncer.ResyncInProgress, syncer.InSync}),
 			"retrying the missing type changes no status")

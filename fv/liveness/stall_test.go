@@ -135,9 +135,10 @@ func (st *stalls) stallAndRecover(ctx context.Context, stalled []resources.Type,
 
 	// Scraped before the consistency check, whose own lists would count.
 	after := env.RequestsByType(ctx, st.c.ControlPlane, st.types)
+	firstSync := env.FirstSyncOnly(ctx, st.c, syncer.Auto)
 	for _, t := range st.types {
 		Expect(after[t.Name].Lists).To(Equal(before[t.Name].Lists), "%s listed at the apiserver", t.Name)
-		Expect(st.obs.Reasons(t.Name)).To(Equal(env.FirstSyncOnly(ctx, st.c, syncer.Auto)), "%s listed only once", t.Name)
+		Expect(st.obs.Reasons(t.Name)).To(Equal(firstSync), "%s listed only once", t.Name)
 	}
 	for _, t := range stalled {
 		Expect(watches(t)).To(Equal(watched[t.Name]+1), "%s re-opened its watch, once", t.Name)
