@@ -57,6 +57,10 @@ type Minor struct {
 	Built      bool
 	BuildTook  time.Duration
 	BuildError string
+	// Record is what build.sh wrote of the build that made the binaries, in
+	// this run or before it (build.txt in their folder); nil where it wrote
+	// none (binaries built before it kept records).
+	Record *BuildRecord
 	// Specs are the core specs' outcomes; SpecsTook is their run's time, the
 	// wait for the lock excluded.
 	Specs     []Spec
@@ -115,6 +119,7 @@ func runMinor(ctx context.Context, o Options, bins map[string]string, version st
 		fmt.Fprintf(o.Log, "compat: %s: not built: %v\n", version, err)
 		return m, ctx.Err()
 	}
+	m.Record = readBuildRecord(assets)
 	fmt.Fprintf(o.Log, "compat: %s: binaries in %s (%s); waiting for %s\n", version, assets, elapsed(m.BuildTook), o.Lock)
 	m.Waited, err = locked(o.Lock, func() error {
 		start := time.Now()

@@ -101,3 +101,30 @@ func TestMarkdownHasARowPerMinorAndAColumnPerSpec(t *testing.T) {
 		}
 	}
 }
+
+func TestFromColdAddsRecordedBuildsOrSaysWhichAreUnknown(t *testing.T) {
+	rec := parseBuildRecord("wall=480 user=700 system=100 cpus=2 date=2026-12-03T08:00:00Z\n")
+	if rec == nil || rec.Wall != 8*time.Minute || rec.User+rec.System != 800*time.Second {
+		t.Fatalf("parsed %+v", rec)
+	}
+	if parseBuildRecord("garbage") != nil {
+		t.Error("a line that does not parse gave a record")
+	}
+	r := &Report{Started: time.Unix(0, 0), Ended: time.Unix(600, 0), Minors: []Minor{
+		{Version: "v1.31.14", Built: true, BuildTook: 9 * time.Minute},
+		{Version: "v1.37.2", Record: rec},
+	}}
+	md := r.Markdown()
+	for _, want := range []string{
+		"- From cold (no binaries cached): 18m0s: this run's 10m0s plus 8m0s of cached minors' builds",
+		"| 0s | cached; built in 8m0s (13m20s CPU) |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+	r.Minors = append(r.Minors, Minor{Version: "v1.33.13"})
+	if got := r.fromCold(); !strings.Contains(got, "not known: no build record for v1.33.13") {
+		t.Errorf("fromCold = %q", got)
+	}
+}

@@ -23,6 +23,7 @@ fi
 [[ "${1:-}" == --built ]] && exit 1
 mkdir -p "$dir"
 tmp=$(mktemp -d "$dir/.build.XXXXXX")
+SECONDS=0
 trap 'rm -rf "$tmp"' EXIT
 
 export CGO_ENABLED=0
@@ -31,6 +32,16 @@ minor=${K8S_VERSION#v*.}; minor=${minor%%.*}
 pkg=k8s.io/component-base/version
 ldflags="-s -w -X $pkg.gitVersion=$K8S_VERSION -X $pkg.gitMajor=$major -X $pkg.gitMinor=$minor"
 ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
+
+# record writes how long the build took into the folder's build.txt, so that a
+# later run (make compat's report) can say what the cached binaries cost from
+# cold: wall seconds, and the CPU seconds of the build's processes.
+record() {
+  local cpu user sys
+  cpu=$(times | sed -n 2p | awk '{ for (i = 1; i <= 2; i++) { split($i, t, "m"); s[i] = t[1] * 60 + t[2] } printf "%d %d", s[1], s[2] }')
+  read -r user sys <<<"$cpu"
+  printf 'wall=%d user=%d system=%d cpus=%d date=%s\n' "$SECONDS" "$user" "$sys" "$(nproc)" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$tmp/build.txt"
+}
 
 if [[ "$K8S_VERSION" == "$PINNED_K8S_VERSION" ]]; then
   echo "building etcd $ETCD_VERSION and kube-apiserver $K8S_VERSION into $dir (several minutes from cold)" >&2
@@ -41,7 +52,8 @@ if [[ "$K8S_VERSION" == "$PINNED_K8S_VERSION" ]]; then
   # compiler making the DWARF in the first place, a fifth of the build's CPU.
   go build -gcflags=all=-dwarf=false -ldflags "$ldflags" -o "$tmp/" go.etcd.io/etcd/server/v3 k8s.io/kubernetes/cmd/kube-apiserver >&2
   mv "$tmp/server" "$tmp/etcd"
-  mv "$tmp/etcd" "$tmp/kube-apiserver" "$dir/"
+  record
+  mv "$tmp/build.txt" "$tmp/etcd" "$tmp/kube-apiserver" "$dir/"
   echo "$dir"
   exit 0
 fi
@@ -70,5 +82,6 @@ kmod=$(go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/^[[:sp
 } >"$mod/go.mod"
 printf '//go:build tools\n\npackage controlplane\n\nimport _ "k8s.io/kubernetes/cmd/kube-apiserver"\n' >"$mod/tools.go"
 (cd "$mod" && go mod tidy >&2 && go build -gcflags=all=-dwarf=false -ldflags "$ldflags" -o "$tmp/" k8s.io/kubernetes/cmd/kube-apiserver >&2)
-mv "$tmp/etcd" "$tmp/kube-apiserver" "$dir/"
+record
+mv "$tmp/build.txt" "$tmp/etcd" "$tmp/kube-apiserver" "$dir/"
 echo "$dir"

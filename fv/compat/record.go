@@ -1,0 +1,71 @@
+package compat
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// BuildRecord is how long tools/controlplane/build.sh took to build one
+// minor's binaries, as it wrote it in their folder's build.txt: what a machine
+// that never built them spends before their specs can run.
+type BuildRecord struct {
+	Wall         time.Duration
+	User, System time.Duration
+	CPUs         int
+	Date         string
+}
+
+// readBuildRecord reads folder/build.txt; nil if there is none or it does not
+// parse (a record is a figure for the report, never a reason to fail).
+func readBuildRecord(folder string) *BuildRecord {
+	raw, err := os.ReadFile(filepath.Join(folder, "build.txt"))
+	if err != nil {
+		return nil
+	}
+	return parseBuildRecord(string(raw))
+}
+
+// parseBuildRecord parses build.sh's line: wall=… user=… system=… cpus=… date=….
+func parseBuildRecord(line string) *BuildRecord {
+	var r BuildRecord
+	var wall, user, sys int
+	_, err := fmt.Sscanf(strings.TrimSpace(line), "wall=%d user=%d system=%d cpus=%d date=%s",
+		&wall, &user, &sys, &r.CPUs, &r.Date)
+	if err != nil {
+		return nil
+	}
+	r.Wall, r.User, r.System = time.Duration(wall)*time.Second, time.Duration(user)*time.Second, time.Duration(sys)*time.Second
+	return &r
+}
+
+// String is the record as a cell says it.
+func (r *BuildRecord) String() string {
+	return fmt.Sprintf("%s (%s CPU)", elapsed(r.Wall), elapsed(r.User+r.System))
+}
+
+// fromCold says what the run would have taken on a machine that never built
+// the binaries: this run's time plus each cached minor's recorded build, or
+// which minors have no record.
+func (r *Report) fromCold() string {
+	took := r.Ended.Sub(r.Started)
+	var cached time.Duration
+	var unknown []string
+	for _, m := range r.Minors {
+		switch {
+		case m.Built:
+		case m.Record != nil:
+			cached += m.Record.Wall
+		default:
+			unknown = append(unknown, m.Version)
+		}
+	}
+	if len(unknown) > 0 {
+		return fmt.Sprintf("not known: no build record for %s (built before build.sh kept one; remove their folders from the control-plane cache to measure)",
+			strings.Join(unknown, ", "))
+	}
+	return fmt.Sprintf("%s: this run's %s plus %s of cached minors' builds as build.sh recorded them (binaries column)",
+		elapsed(took+cached), elapsed(took), elapsed(cached))
+}
