@@ -24,29 +24,28 @@ import (
 // server's revision.
 const catchUpWatchTimeout = 3
 
-// catchUpState is a resumed type's until it reaches the server's revision at
-// start: fenceRV, that revision, is empty until the fence has read it. byList:
-// the fence is a list of one object, as streams failed.
-type catchUpState struct {
-	fenceRV string
-	byList  bool
-}
-
 // resumeAt makes the type resume from the checkpoint at rv: it counts as listed (a
-// relist is delivered whole), watches from rv, and catches up first.
+// relist is delivered whole), and watches from rv catching up.
 func (ts *typeState) resumeAt(rv string) {
-	ts.catchUp = &catchUpState{}
-	ts.listed, ts.read = true, &watchFrom{rv: rv}
+	ts.listed, ts.read = true, &catchingUp{watchFrom: watchFrom{rv: rv}}
 }
 
-// planResume adds to p what a resumed type needs until it has caught up: the
-// server's current revision first (once), and watches that end soon, so that a
-// bookmark says how far they got (the watcher's catchUp, which it returns).
+// catchUp is the type's catch-up; nil once it has caught up, while it lists
+// instead, or when it did not resume.
+func (ts *typeState) catchUp() *catchingUp {
+	c, _ := ts.read.(*catchingUp)
+	return c
+}
+
+// planResume adds to p what a catching-up type needs: the server's current
+// revision first (once), and watches that end soon, so that a bookmark says how
+// far they got (the watcher's catchUp, which it returns).
 func (ts *typeState) planResume(p *plan) bool {
-	if ts.catchUp == nil || p.list {
+	c := ts.catchUp()
+	if c == nil {
 		return false
 	}
-	p.fence = ts.catchUp.fenceRV == ""
+	p.fence = c.fenceRV == ""
 	p.fenceByList = ts.fenceLists()
 	return true
 }
@@ -54,7 +53,8 @@ func (ts *typeState) planResume(p *plan) bool {
 // fenceLists: the type's fence is a list of one object, not a stream: paged lists
 // were asked for, or streams failed as they make a cold list page.
 func (ts *typeState) fenceLists() bool {
-	return ts.initial.strategy == Paged || ts.catchUp != nil && ts.catchUp.byList
+	c := ts.catchUp()
+	return ts.initial.strategy == Paged || c != nil && c.byList
 }
 
 // fenceThenWatch takes the server's current revision, tells the loop, then watches
@@ -114,8 +114,8 @@ func (ts *typeState) onFenceFailed(ev event, now time.Time, out *commands) {
 // fenceFallBack makes a resumed type's fence a list of one object from now on.
 func (ts *typeState) fenceFallBack(log logrus.FieldLogger) {
 	log.Info("Streams fail; reading the server's revision by a list of one object")
-	if ts.catchUp != nil {
-		ts.catchUp.byList = true
+	if c := ts.catchUp(); c != nil {
+		c.byList = true
 	}
 	ts.pageFromNowOn()
 }
@@ -194,53 +194,66 @@ func (w *watcher) fenceByList(ctx context.Context) (string, error) {
 	return meta.NewAccessor().ResourceVersion(list)
 }
 
-// reached ends a resumed type's catch-up once its watch reached rv, at or past the
-// server's revision at start.
-func (ts *typeState) reached(rv string) {
-	if c := ts.catchUp; c != nil && c.fenceRV != "" && revisionAtLeast(rv, c.fenceRV) {
-		ts.caughtUp()
+// reached ends the catch-up c once its watch reached the server's revision at
+// start.
+func (ts *typeState) reached(c *catchingUp) {
+	if c.fenceRV != "" && revisionAtLeast(c.rv, c.fenceRV) {
+		ts.caughtUp(c)
 	}
 }
 
-// fenced records the server's current revision, taken by a resumed type's watcher
-// before its watch.
+// fenced records the server's current revision, taken by a catching-up type's
+// watcher before its watch.
 func (ts *typeState) fenced(rv string) {
-	if ts.catchUp == nil {
+	c := ts.catchUp()
+	if c == nil {
 		return
 	}
-	ts.catchUp.fenceRV = rv
-	if revisionAtLeast(ts.lastRV(), rv) {
-		ts.caughtUp() // nothing happened since the checkpoint
+	c.fenceRV = rv
+	if revisionAtLeast(c.rv, rv) {
+		ts.caughtUp(c) // nothing happened since the checkpoint
 	}
 }
 
-func (ts *typeState) caughtUp() {
-	if ts.catchUp == nil {
-		return
-	}
-	ts.catchUp = nil
+// caughtUp ends the catch-up c: the type watches on from where it got.
+func (ts *typeState) caughtUp(c *catchingUp) {
+	ts.read = &c.watchFrom
 	if ts.phase == waiting {
 		ts.setPhase(watching) // the fence was the apiserver's answer
 	}
+	ts.logCaughtUp()
+}
+
+func (ts *typeState) logCaughtUp() {
 	ts.log.WithFields(logrus.Fields{"rv": ts.lastRV(), "objects": ts.ledger.Len()}).Info("Type caught up from the checkpoint")
 }
 
-// catchUpEnded: a resumed type's short watch ended before a bookmark or event
+// catchUpEnded: the catch-up c's short watch ended before a bookmark or event
 // reached the server's revision at start. The apiserver sends no bookmarks (its
 // watch cache is off), or they came too late: the type lists instead, diffed
 // against its ledger.
-func (ts *typeState) catchUpEnded() {
-	if c := ts.catchUp; c != nil && c.fenceRV != "" {
-		ts.log.WithField("rv", ts.lastRV()).Info("No bookmark while catching up; listing to be sure")
+func (ts *typeState) catchUpEnded(c *catchingUp) {
+	if c.fenceRV != "" {
+		ts.log.WithField("rv", c.rv).Info("No bookmark while catching up; listing to be sure")
 		ts.listFor(ListNotCaughtUp)
 	}
 }
 
-// catchingUp: the type resumed from the checkpoint and has not reached the
-// server's revision yet. It reads as ResyncInProgress, even while its requests
-// fail, unless the type is missing or refused.
-func (ts *typeState) catchingUp() bool {
-	return ts.catchUp != nil && ts.phase != missing && ts.phase != refused
+// notCaughtUp: the type resumed from the checkpoint and has not reached the
+// server's revision yet, by its watch or by a list. It reads as
+// ResyncInProgress, even while its requests fail, unless the type is missing or
+// refused.
+func (ts *typeState) notCaughtUp() bool {
+	if ts.phase == missing || ts.phase == refused {
+		return false
+	}
+	switch r := ts.read.(type) {
+	case *catchingUp:
+		return true
+	case *listPending:
+		return r.catchUp
+	}
+	return false
 }
 
 // revisionAtLeast compares two resource versions. Kubernetes keeps them opaque;
