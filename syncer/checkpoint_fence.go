@@ -37,24 +37,19 @@ func (ts *typeState) catchUp() *catchingUp {
 	return c
 }
 
-// planResume adds to p what a catching-up type needs: the server's current
-// revision first (once), and watches that end soon, so that a bookmark says how
-// far they got (the watcher's catchUp, which it returns).
-func (ts *typeState) planResume(p *plan) bool {
-	c := ts.catchUp()
-	if c == nil {
-		return false
-	}
+// plan adds to p what the catch-up needs: the server's current revision first
+// (once), and watches that end soon, so that a bookmark says how far they got
+// (the watcher's catchUp).
+func (c *catchingUp) plan(p *plan, strategy InitialList) {
 	p.fence = c.fenceRV == ""
-	p.fenceByList = ts.fenceLists()
-	return true
+	p.fenceByList = c.fenceLists(strategy)
 }
 
-// fenceLists: the type's fence is a list of one object, not a stream: paged lists
-// were asked for, or streams failed as they make a cold list page.
-func (ts *typeState) fenceLists() bool {
-	c := ts.catchUp()
-	return ts.initial.strategy == Paged || c != nil && c.byList
+// fenceLists: the fence is a list of one object, not a stream: paged lists were
+// asked for, or streams failed as they make a cold list page. c may be nil (a
+// fence's failure that arrives once the type no longer catches up).
+func (c *catchingUp) fenceLists(strategy InitialList) bool {
+	return strategy == Paged || c != nil && c.byList
 }
 
 // fenceThenWatch takes the server's current revision, tells the loop, then watches
@@ -83,7 +78,7 @@ func (w *watcher) fenceThenWatch(ctx context.Context, rv string, byList bool) {
 // revision: a resumed type must not relist because the apiserver was down for a
 // while. Anything else is handled as the watch's own failure would be.
 func (ts *typeState) onFenceFailed(ev event, now time.Time, out *commands) {
-	class, streamed := classify(ev.err), !ts.fenceLists()
+	class, streamed := classify(ev.err), !ts.catchUp().fenceLists(ts.initial.strategy)
 	log := ts.log.WithError(ev.err)
 	var delay time.Duration
 	switch {
@@ -237,23 +232,6 @@ func (ts *typeState) catchUpEnded(c *catchingUp) {
 		ts.log.WithField("rv", c.rv).Info("No bookmark while catching up; listing to be sure")
 		ts.listFor(ListNotCaughtUp)
 	}
-}
-
-// notCaughtUp: the type resumed from the checkpoint and has not reached the
-// server's revision yet, by its watch or by a list. It reads as
-// ResyncInProgress, even while its requests fail, unless the type is missing or
-// refused.
-func (ts *typeState) notCaughtUp() bool {
-	if ts.phase == missing || ts.phase == refused {
-		return false
-	}
-	switch r := ts.read.(type) {
-	case *catchingUp:
-		return true
-	case *listPending:
-		return r.catchUp
-	}
-	return false
 }
 
 // revisionAtLeast compares two resource versions. Kubernetes keeps them opaque;

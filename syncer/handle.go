@@ -136,7 +136,9 @@ func (ts *typeState) observe(now time.Time, out *commands) {
 // in no order, and a live event or a bookmark without the initial-events-end
 // annotation that arrives among them says nothing of what the relist will
 // sweep. The revision then waits for the list's end (finishList), so that
-// neither the watch nor the checkpoint ever runs ahead of the objects.
+// neither the watch nor the checkpoint ever runs ahead of the objects. A
+// resumed type's catch-up ends once its watch reaches the server's revision at
+// start (typeState.reached).
 func (ts *typeState) progress(rv string, out *commands) {
 	out.add(received(ts))
 	switch r := ts.read.(type) {

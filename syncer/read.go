@@ -98,3 +98,20 @@ func (ts *typeState) retryList() {
 		l.reason = ListRetry
 	}
 }
+
+// notCaughtUp: the type resumed from the checkpoint and has not reached the
+// server's revision yet, by its watch or by a list. It reads as
+// ResyncInProgress, even while its requests fail, unless the type is missing or
+// refused.
+func (ts *typeState) notCaughtUp() bool {
+	if ts.phase == missing || ts.phase == refused {
+		return false
+	}
+	switch r := ts.read.(type) {
+	case *catchingUp:
+		return true
+	case *listPending:
+		return r.catchUp
+	}
+	return false
+}

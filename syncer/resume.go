@@ -193,10 +193,11 @@ type identified struct {
 
 // confirmIdentity compares the identity read after the start with the checkpoint's, on
 // the loop. If the cluster is another one, the checkpoint forgets every type's
-// revision and every type relists, in this one step: no watch event of the old
-// cluster's state is handled in between, and no revision is noted again until a
-// type's relist completes (progress), so a restart never resumes the old
-// cluster's objects as this one's.
+// revision, and so do the journals, so that each type's is noted again once it
+// watches. A syncer that resumed then relists every type, in this one step: no
+// watch event of the old cluster's state is handled in between, and no revision
+// is noted again until a type's relist completes (finishList), so a restart
+// never resumes the old cluster's objects as this one's.
 func (s *Syncer) confirmIdentity(ctx context.Context, id identified) {
 	if s.ckpt.cp.Confirm(id.cluster) {
 		return

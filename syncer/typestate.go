@@ -219,7 +219,10 @@ func (ts *typeState) next(delay time.Duration) startWatcher {
 	}
 	p := plan{list: ts.pending() != NoList, rv: ts.lastRV(), delay: delay, strategy: ts.initial.strategy}
 	p.metaFirst = p.list && ts.metaFirst()
-	c.catchUp = ts.planResume(&p)
+	if cu, ok := ts.read.(*catchingUp); ok {
+		c.catchUp = true
+		cu.plan(&p, ts.initial.strategy)
+	}
 	if p.list {
 		if ts.retry.listWatchFailed {
 			p.watchDelay = ts.retry.backoff.Step()
