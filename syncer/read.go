@@ -7,9 +7,10 @@ package syncer
 // revision until it reaches the server's revision at start (*catchingUp). So a
 // held batch cannot outlive its relist, watch errors or a server behind a
 // revision cannot be counted while a list is under way, and a type that never
-// resumed has no catch-up to check. Only a completed list (finishList) and a
-// resume (resumeAt) make a watch; any reason to list makes a listPending
-// (typeState.listFor).
+// resumed has no catch-up to check. Only a resume (resumeAt) makes a
+// catchingUp, and only a completed list (finishList) or a catch-up that reached
+// the server's revision (caughtUp) a watchFrom; any reason to list makes a
+// listPending (typeState.listFor).
 type readState interface{ isRead() }
 
 // listPending: the next watcher lists first, for reason (never NoList), and
