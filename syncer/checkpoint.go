@@ -134,10 +134,10 @@ func WithCheckpoint(cp Checkpoint) Option {
 // it hands over the snapshot, trusting the apiserver's address meanwhile.
 const identityWait = time.Second
 
-// checkpointState is the syncer's side of its checkpoint.
+// checkpointState is the syncer's side of its checkpoint, before and after it
+// opened (the warm start's layer, Syncer.warm, is there once it did).
 type checkpointState struct {
 	cp       Checkpoint
-	open     bool // Open succeeded: notes go to cp
 	server   string
 	identity identity.Reader // nil: unknown (no rest.Config)
 }
@@ -161,38 +161,11 @@ func checkpointFor(cfg *config, restCfg *rest.Config) (*checkpointState, error) 
 // closeCheckpoint writes what is pending and closes the checkpoint, once the loop
 // and every watcher have stopped.
 func (s *Syncer) closeCheckpoint() {
-	if s.ckpt == nil || !s.ckpt.open {
+	if s.warm == nil {
 		return
 	}
 	s.ckptWG.Wait()
 	if err := s.ckpt.cp.Close(); err != nil {
 		s.cfg.log.WithError(err).Warn("Closing the checkpoint")
-	}
-}
-
-// The loop's notes to the checkpoint, in the order its ledgers change.
-
-func (s *Syncer) noteObject(ts *typeState, o object) {
-	if s.ckpt != nil && s.ckpt.open {
-		s.ckpt.cp.Record(ts.t.Name, o.id, o.rev, o.src)
-	}
-}
-
-func (s *Syncer) noteDeleted(ts *typeState, id string) {
-	if s.ckpt != nil && s.ckpt.open {
-		s.ckpt.cp.Delete(ts.t.Name, id)
-	}
-}
-
-func (s *Syncer) noteCleared(ts *typeState) {
-	if s.ckpt != nil && s.ckpt.open {
-		s.ckpt.cp.Clear(ts.t.Name)
-	}
-}
-
-// noteRevision records that the type reached rv.
-func (s *Syncer) noteRevision(ts *typeState, rv string) {
-	if s.ckpt != nil && s.ckpt.open {
-		s.ckpt.cp.Revision(ts.t.Name, rv)
 	}
 }

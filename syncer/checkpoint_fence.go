@@ -24,37 +24,32 @@ import (
 // server's revision.
 const catchUpWatchTimeout = 3
 
-// catchUpState is a resumed type's until it reaches the server's revision at
-// start: fenceRV, that revision, is empty until the fence has read it. byList:
-// the fence is a list of one object, as streams failed.
-type catchUpState struct {
-	fenceRV string
-	byList  bool
-}
-
 // resumeAt makes the type resume from the checkpoint at rv: it counts as listed (a
-// relist is delivered whole), watches from rv, and catches up first.
+// relist is delivered whole), and watches from rv catching up.
 func (ts *typeState) resumeAt(rv string) {
-	ts.catchUp = &catchUpState{}
-	ts.listed, ts.read = true, &watchFrom{rv: rv}
+	ts.listed, ts.read = true, &catchingUp{watchFrom: watchFrom{rv: rv}}
 }
 
-// planResume adds to p what a resumed type needs until it has caught up: the
-// server's current revision first (once), and watches that end soon, so that a
-// bookmark says how far they got (the watcher's catchUp, which it returns).
-func (ts *typeState) planResume(p *plan) bool {
-	if ts.catchUp == nil || p.list {
-		return false
-	}
-	p.fence = ts.catchUp.fenceRV == ""
-	p.fenceByList = ts.fenceLists()
-	return true
+// catchUp is the type's catch-up; nil once it has caught up, while it lists
+// instead, or when it did not resume.
+func (ts *typeState) catchUp() *catchingUp {
+	c, _ := ts.read.(*catchingUp)
+	return c
 }
 
-// fenceLists: the type's fence is a list of one object, not a stream: paged lists
-// were asked for, or streams failed as they make a cold list page.
-func (ts *typeState) fenceLists() bool {
-	return ts.initial.strategy == Paged || ts.catchUp != nil && ts.catchUp.byList
+// plan adds to p what the catch-up needs: the server's current revision first
+// (once), and watches that end soon, so that a bookmark says how far they got
+// (the watcher's catchUp).
+func (c *catchingUp) plan(p *plan, strategy InitialList) {
+	p.fence = c.fenceRV == ""
+	p.fenceByList = c.fenceLists(strategy)
+}
+
+// fenceLists: the fence is a list of one object, not a stream: paged lists were
+// asked for, or streams failed as they make a cold list page. c may be nil (a
+// fence's failure that arrives once the type no longer catches up).
+func (c *catchingUp) fenceLists(strategy InitialList) bool {
+	return strategy == Paged || c != nil && c.byList
 }
 
 // fenceThenWatch takes the server's current revision, tells the loop, then watches
@@ -83,7 +78,7 @@ func (w *watcher) fenceThenWatch(ctx context.Context, rv string, byList bool) {
 // revision: a resumed type must not relist because the apiserver was down for a
 // while. Anything else is handled as the watch's own failure would be.
 func (ts *typeState) onFenceFailed(ev event, now time.Time, out *commands) {
-	class, streamed := classify(ev.err), !ts.fenceLists()
+	class, streamed := classify(ev.err), !ts.catchUp().fenceLists(ts.initial.strategy)
 	log := ts.log.WithError(ev.err)
 	var delay time.Duration
 	switch {
@@ -114,8 +109,8 @@ func (ts *typeState) onFenceFailed(ev event, now time.Time, out *commands) {
 // fenceFallBack makes a resumed type's fence a list of one object from now on.
 func (ts *typeState) fenceFallBack(log logrus.FieldLogger) {
 	log.Info("Streams fail; reading the server's revision by a list of one object")
-	if ts.catchUp != nil {
-		ts.catchUp.byList = true
+	if c := ts.catchUp(); c != nil {
+		c.byList = true
 	}
 	ts.pageFromNowOn()
 }
@@ -194,53 +189,49 @@ func (w *watcher) fenceByList(ctx context.Context) (string, error) {
 	return meta.NewAccessor().ResourceVersion(list)
 }
 
-// reached ends a resumed type's catch-up once its watch reached rv, at or past the
-// server's revision at start.
-func (ts *typeState) reached(rv string) {
-	if c := ts.catchUp; c != nil && c.fenceRV != "" && revisionAtLeast(rv, c.fenceRV) {
-		ts.caughtUp()
+// reached ends the catch-up c once its watch reached the server's revision at
+// start.
+func (ts *typeState) reached(c *catchingUp) {
+	if c.fenceRV != "" && revisionAtLeast(c.rv, c.fenceRV) {
+		ts.caughtUp(c)
 	}
 }
 
-// fenced records the server's current revision, taken by a resumed type's watcher
-// before its watch.
+// fenced records the server's current revision, taken by a catching-up type's
+// watcher before its watch.
 func (ts *typeState) fenced(rv string) {
-	if ts.catchUp == nil {
+	c := ts.catchUp()
+	if c == nil {
 		return
 	}
-	ts.catchUp.fenceRV = rv
-	if revisionAtLeast(ts.lastRV(), rv) {
-		ts.caughtUp() // nothing happened since the checkpoint
+	c.fenceRV = rv
+	if revisionAtLeast(c.rv, rv) {
+		ts.caughtUp(c) // nothing happened since the checkpoint
 	}
 }
 
-func (ts *typeState) caughtUp() {
-	if ts.catchUp == nil {
-		return
-	}
-	ts.catchUp = nil
+// caughtUp ends the catch-up c: the type watches on from where it got.
+func (ts *typeState) caughtUp(c *catchingUp) {
+	ts.read = &c.watchFrom
 	if ts.phase == waiting {
 		ts.setPhase(watching) // the fence was the apiserver's answer
 	}
+	ts.logCaughtUp()
+}
+
+func (ts *typeState) logCaughtUp() {
 	ts.log.WithFields(logrus.Fields{"rv": ts.lastRV(), "objects": ts.ledger.Len()}).Info("Type caught up from the checkpoint")
 }
 
-// catchUpEnded: a resumed type's short watch ended before a bookmark or event
+// catchUpEnded: the catch-up c's short watch ended before a bookmark or event
 // reached the server's revision at start. The apiserver sends no bookmarks (its
 // watch cache is off), or they came too late: the type lists instead, diffed
 // against its ledger.
-func (ts *typeState) catchUpEnded() {
-	if c := ts.catchUp; c != nil && c.fenceRV != "" {
-		ts.log.WithField("rv", ts.lastRV()).Info("No bookmark while catching up; listing to be sure")
+func (ts *typeState) catchUpEnded(c *catchingUp) {
+	if c.fenceRV != "" {
+		ts.log.WithField("rv", c.rv).Info("No bookmark while catching up; listing to be sure")
 		ts.listFor(ListNotCaughtUp)
 	}
-}
-
-// catchingUp: the type resumed from the checkpoint and has not reached the
-// server's revision yet. It reads as ResyncInProgress, even while its requests
-// fail, unless the type is missing or refused.
-func (ts *typeState) catchingUp() bool {
-	return ts.catchUp != nil && ts.phase != missing && ts.phase != refused
 }
 
 // revisionAtLeast compares two resource versions. Kubernetes keeps them opaque;

@@ -6,9 +6,11 @@ import "context"
 // (typeState.step and the arms and handlers it calls) only changes the typeState,
 // at the time the loop read for it, and returns commands; Syncer.exec, on the
 // loop, carries them out in order. So no step starts or stops a goroutine,
-// reads the clock, delivers, notes to the checkpoint or calls the Observer
-// itself, and a spec can read what a step decided before anything happens. The
-// marker method seals the union: only the kinds below are commands.
+// reads the clock, delivers or calls the Observer itself, and a spec can read
+// what a step decided before anything happens. No command is the warm start's:
+// what the checkpoint keeps, the loop reads from the type's ledger after the
+// step (Syncer.handle, warmStart.noted). The marker method seals the union: only
+// the kinds below are commands.
 type command interface{ isCommand() }
 
 // stopWatcher stops the type's current watcher and waits for its goroutine
@@ -37,15 +39,6 @@ type queueUpdates struct{ ups []Update }
 // updates queued before it (Syncer.markConfirmed).
 type confirmAt struct{ rv string }
 
-// The notes to the checkpoint, in the order the type's ledger changed
-// (Syncer.noteObject, noteDeleted, noteCleared, noteRevision).
-type (
-	ckptRecord   struct{ o object }
-	ckptDelete   struct{ id string }
-	ckptClear    struct{}
-	ckptRevision struct{ rv string }
-)
-
 // tell is a call to the Observer.
 type tell func(Observer)
 
@@ -58,10 +51,6 @@ func (startWatcher) isCommand()  {}
 func (queue) isCommand()         {}
 func (queueUpdates) isCommand()  {}
 func (confirmAt) isCommand()     {}
-func (ckptRecord) isCommand()    {}
-func (ckptDelete) isCommand()    {}
-func (ckptClear) isCommand()     {}
-func (ckptRevision) isCommand()  {}
 func (tell) isCommand()          {}
 func (publishStatus) isCommand() {}
 
@@ -85,14 +74,6 @@ func (s *Syncer) exec(ctx context.Context, ts *typeState, cmds commands) {
 			s.enqueueUpdates(c.ups)
 		case confirmAt:
 			s.markConfirmed(ts.idx, c.rv)
-		case ckptRecord:
-			s.noteObject(ts, c.o)
-		case ckptDelete:
-			s.noteDeleted(ts, c.id)
-		case ckptClear:
-			s.noteCleared(ts)
-		case ckptRevision:
-			s.noteRevision(ts, c.rv)
 		case tell:
 			c(s.cfg.observer)
 		case publishStatus:

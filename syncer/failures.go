@@ -16,7 +16,7 @@ import (
 // class.
 func (ts *typeState) fail(ev event, now time.Time, out *commands) {
 	out.add(stopWatcher{})
-	if w, ok := ts.read.(*watchFrom); ok && ev.rv != "" {
+	if w := ts.watch(); w != nil && ev.rv != "" {
 		w.rv = ev.rv
 	}
 	class := classify(ev.err)
@@ -60,8 +60,8 @@ func (ts *typeState) onExpired(ev event, log logrus.FieldLogger) time.Duration {
 func (ts *typeState) onBehind(ev event, now time.Time, log logrus.FieldLogger) time.Duration {
 	ts.setPhase(backingOff)
 	delay := ts.nextDelay(ev.healthy)
-	w, watching := ts.read.(*watchFrom)
-	if !watching {
+	w := ts.watch()
+	if w == nil {
 		ts.retryList()
 		log.WithField("delay", delay).Info("Server behind on a consistent read; retrying")
 		return delay
@@ -84,8 +84,7 @@ func (ts *typeState) onMissing(ev event, log logrus.FieldLogger, out *commands) 
 	ts.syncFailed(Missing, ev.err, log, out)
 	ts.listFor(ListReappeared)
 	if !ts.required() {
-		out.add(ckptClear{})
-		ts.ledger.Clear(func(f ledger.Forgotten) { ts.emitGone(f, out) })
+		ts.ledger.clear(func(f ledger.Forgotten) { ts.emitGone(f, out) })
 		ts.flushHeld(out)
 	}
 	ts.setPhase(missing)
@@ -142,8 +141,8 @@ func (ts *typeState) onStalled(ev event, log logrus.FieldLogger) time.Duration {
 func (ts *typeState) onTransient(ev event, log logrus.FieldLogger) time.Duration {
 	ts.setPhase(backingOff)
 	delay := ts.nextDelay(ev.healthy)
-	w, watching := ts.read.(*watchFrom)
-	if !watching {
+	w := ts.watch()
+	if w == nil {
 		if streamEnded(ev) && ts.streamingList(ev) {
 			if ts.initial.streamEnds++; ts.initial.streamEnds >= streamEndsToFallBack {
 				log.Warn("Streams keep ending before their initial events; falling back to paged lists")

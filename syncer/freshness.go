@@ -42,7 +42,7 @@ func confirms(ts *typeState, ev event) (string, bool) {
 		// The server's revision is at most the one the type holds: nothing
 		// changed since the checkpoint, and the view is that of now.
 		rv := ts.lastRV()
-		return rv, ts.catchUp != nil && rv != "" && revisionAtLeast(rv, ev.rv)
+		return rv, ts.catchUp() != nil && rv != "" && revisionAtLeast(rv, ev.rv)
 	}
 	return "", false
 }

@@ -13,16 +13,23 @@ import (
 )
 
 // handle is the loop's door for a watcher event: it reads the clock once, takes
-// the type's step, and carries out what the step asks for.
+// the type's step, hands the warm start, if there is one, what the step changed
+// in the type's ledger, and carries out what the step asks for.
 func (s *Syncer) handle(ctx context.Context, ev event) {
 	ts := s.types[ev.idx]
-	s.exec(ctx, ts, ts.step(ev, s.cfg.clock.Now()))
+	cmds := ts.step(ev, s.cfg.clock.Now())
+	if s.warm != nil {
+		s.warm.noted(ts)
+	}
+	s.exec(ctx, ts, cmds)
 }
 
 // step applies one watcher event, at now, to the type's state and returns the
 // commands that follow from it; each kind of event is one arm. An error goes to
 // typeState.fail (failures.go), a fence's answer to the catch-up
-// (checkpoint_fence.go); the phase is written by typeState.setPhase alone.
+// (checkpoint_fence.go); the phase is written by typeState.setPhase alone. The
+// step writes the type's ledger and nothing else of the warm start's: what the
+// checkpoint keeps, the loop reads from the ledger's journal after the step.
 func (ts *typeState) step(ev event, now time.Time) commands {
 	if ev.gen != ts.run.n {
 		return nil // from a watcher that was already replaced
@@ -75,10 +82,13 @@ func (ts *typeState) step(ev event, now time.Time) commands {
 // with no list, after no delay if it was healthy.
 func (ts *typeState) watchEnded(ev event, out *commands) {
 	out.add(stopWatcher{})
-	if w, ok := ts.read.(*watchFrom); ok {
-		w.rv = ev.rv
+	switch r := ts.read.(type) {
+	case *watchFrom:
+		r.rv = ev.rv
+	case *catchingUp:
+		r.rv = ev.rv
+		ts.catchUpEnded(r)
 	}
-	ts.catchUpEnded()
 	name := ts.t.Name
 	out.add(tell(func(o Observer) { o.WatchRestarted(name) }))
 	out.add(ts.next(ts.nextDelay(ev.healthy)))
@@ -126,16 +136,23 @@ func (ts *typeState) observe(now time.Time, out *commands) {
 // in no order, and a live event or a bookmark without the initial-events-end
 // annotation that arrives among them says nothing of what the relist will
 // sweep. The revision then waits for the list's end (finishList), so that
-// neither the watch nor the checkpoint ever runs ahead of the objects.
+// neither the watch nor the checkpoint ever runs ahead of the objects. A
+// resumed type's catch-up ends once its watch reaches the server's revision at
+// start (typeState.reached).
 func (ts *typeState) progress(rv string, out *commands) {
 	out.add(received(ts))
-	w, ok := ts.read.(*watchFrom)
-	if !ok {
-		return
+	switch r := ts.read.(type) {
+	case *watchFrom:
+		r.reach(rv)
+	case *catchingUp:
+		r.reach(rv)
+		ts.reached(r)
 	}
+}
+
+// reach moves the watch to rv, which the server answered at.
+func (w *watchFrom) reach(rv string) {
 	w.rv, w.errs, w.behind = rv, watchErrs{}, behindState{}
-	out.add(ckptRevision{rv})
-	ts.reached(rv)
 }
 
 // emit hands on updates of one object that the ledger held with UID was: straight
@@ -180,15 +197,13 @@ func (ts *typeState) apply(o object, out *commands) {
 			ups = append(ups, deletion(k, o.rev, was)) // the UID the consumer holds it with
 		}
 	}
-	ts.ledger.Put(o.id, o.rev, o.uid, newKeys, ts.epoch)
-	out.add(ckptRecord{o})
+	ts.ledger.put(o, newKeys, ts.epoch)
 	ts.emit(out, was, ups...)
 }
 
 // remove records a deleted object; an unknown one reports nothing.
 func (ts *typeState) remove(o object, out *commands) {
-	f := ts.ledger.Remove(o.id)
-	out.add(ckptDelete{o.id})
+	f := ts.ledger.remove(o.id)
 	f.Rev = o.rev
 	if o.uid != "" {
 		f.UID = o.uid
@@ -207,20 +222,19 @@ func (ts *typeState) finishList(rv string, out *commands) {
 	ts.sweep(ts.epoch, out)
 	ts.flushHeld(out)
 	ts.setPhase(watching)
+	l, _ := ts.read.(*listPending)
 	ts.read, ts.listed, ts.initial.streamEnds = &watchFrom{rv: rv}, true, 0
 	ts.retry.afterList = true
-	out.add(ckptRevision{rv})
-	ts.caughtUp()
+	if l != nil && l.catchUp {
+		ts.logCaughtUp() // a list in the catch-up's stead
+	}
 	ts.recovered(out)
 	ts.log.WithFields(logrus.Fields{"rv": rv, "objects": ts.ledger.Len()}).Info("Type in sync")
 }
 
 // sweep reports Deleted for every object not marked with epoch.
 func (ts *typeState) sweep(epoch uint32, out *commands) {
-	ts.ledger.Sweep(epoch, func(f ledger.Forgotten) {
-		out.add(ckptDelete{f.ID})
-		ts.emitGone(f, out)
-	})
+	ts.ledger.sweep(epoch, func(f ledger.Forgotten) { ts.emitGone(f, out) })
 }
 
 // emitGone reports Deleted, with the object's UID, for the keys of an object the

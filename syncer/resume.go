@@ -83,7 +83,7 @@ func (s *Syncer) resume(ctx context.Context) {
 		s.ckpt = nil
 		return
 	}
-	cs.open = true
+	s.layWarmStart(cs.cp)
 	opened := time.Since(began)
 	if cs.identity != nil && snap == nil {
 		s.identifyLater(ctx, uid)
@@ -193,12 +193,17 @@ type identified struct {
 
 // confirmIdentity compares the identity read after the start with the checkpoint's, on
 // the loop. If the cluster is another one, the checkpoint forgets every type's
-// revision and every type relists, in this one step: no watch event of the old
-// cluster's state is handled in between, and no revision is noted again until a
-// type's relist completes (progress), so a restart never resumes the old
-// cluster's objects as this one's.
+// revision, and so do the journals, so that each type's is noted again once it
+// watches. A syncer that resumed then relists every type, in this one step: no
+// watch event of the old cluster's state is handled in between, and no revision
+// is noted again until a type's relist completes (finishList), so a restart
+// never resumes the old cluster's objects as this one's.
 func (s *Syncer) confirmIdentity(ctx context.Context, id identified) {
-	if s.ckpt.cp.Confirm(id.cluster) || !id.resumed {
+	if s.ckpt.cp.Confirm(id.cluster) {
+		return
+	}
+	s.warm.forgotten()
+	if !id.resumed {
 		return
 	}
 	s.cfg.log.Warn("The checkpoint belongs to another cluster; relisting every type")
@@ -225,12 +230,13 @@ func (s *Syncer) loadSnapshot(ctx context.Context, snap *Persisted, timing logru
 			continue
 		}
 		ts.resumeAt(tsnap.Revision)
+		s.warm.journals[ts.idx].rv = tsnap.Revision // the checkpoint holds it
 		sig.Revisions[ts.t.Name] = tsnap.Revision
 	}
 	s.reportStatus() // ResyncInProgress, before the snapshot
 	now := s.cfg.clock.Now()
 	for _, ts := range s.types {
-		if ts.catchUp == nil {
+		if _, resumed := sig.Revisions[ts.t.Name]; !resumed {
 			continue
 		}
 		var out commands
@@ -249,7 +255,7 @@ func (s *Syncer) loadSnapshot(ctx context.Context, snap *Persisted, timing logru
 				keys[i] = kv.Key
 				ups = append(ups, Update{KVPair: kv, UpdateType: KVNew})
 			}
-			ts.ledger.Put(o.id, o.rev, o.uid, keys, ts.epoch)
+			ts.ledger.shared().Put(o.id, o.rev, o.uid, keys, ts.epoch) // the checkpoint's own: not noted
 		}
 		sig.Updates += len(ups)
 		out.add(queueUpdates{ups})

@@ -322,7 +322,7 @@ func (r *simRun) startLife() {
 	r.afterResume(l)
 	for i, ts := range s.types {
 		l.types[i].lastStrategy = ts.initial.strategy
-		if ts.catchUp != nil {
+		if ts.catchUp() != nil {
 			l.types[i].reached, _ = strconv.ParseInt(ts.lastRV(), 10, 64) // resumed at its revision
 		}
 		ts.start(l.ctx, s.events, 0)
@@ -358,7 +358,7 @@ func (r *simRun) stopLife(clean bool) {
 	l.cancel()
 	close(l.done)
 	l.s.ckptWG.Wait()
-	if clean && l.s.ckpt != nil && l.s.ckpt.open {
+	if clean && l.s.warm != nil {
 		if l.store.flush() {
 			r.checkFile()
 		}
@@ -474,9 +474,9 @@ func (r *simRun) handle(sw *simWatcher, ev event) {
 		ev.kind = evBookmark
 	}
 	l.s.handle(l.ctx, ev)
-	if r.o.broken == simBreakInitialRevision && ev.kind == evInitApply {
+	if r.o.broken == simBreakInitialRevision && ev.kind == evInitApply && l.s.warm != nil {
 		for _, o := range ev.objs { // the revision of an initial event, as if it were the list's
-			l.s.noteRevision(ts, o.rev)
+			l.s.warm.cp.Revision(ts.t.Name, o.rev)
 		}
 	}
 	r.noteStream(sw, ev)

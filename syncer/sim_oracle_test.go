@@ -300,7 +300,7 @@ func (r *simRun) notePlan(ts *typeState, w *watcher, p plan) {
 	if lt.reset {
 		lt.episode, lt.allowance, lt.reset = lt.episode[:0], 0, false
 	}
-	byList := ts.catchUp != nil && ts.catchUp.byList
+	byList := ts.catchUp() != nil && ts.catchUp().byList
 	if ts.initial.strategy != lt.lastStrategy || byList != lt.lastByList {
 		lt.allowance++
 		lt.lastStrategy, lt.lastByList = ts.initial.strategy, byList
@@ -480,7 +480,7 @@ func (r *simRun) final() {
 			r.violate(ruleStore, "the snapshot.Store: %v", err)
 		}
 	}
-	if l.s.ckpt != nil && l.s.ckpt.open && l.store.flush() {
+	if l.s.warm != nil && l.store.flush() {
 		r.checkFile()
 	}
 }

@@ -44,7 +44,7 @@ func (r *simRun) act(writes bool) {
 	if len(l.s.queue) > 0 && r.fx.slowConsumer == 0 {
 		add(5, r.deliver)
 	}
-	if l.s.ckpt != nil && l.s.ckpt.open {
+	if l.s.warm != nil {
 		add(1, func() {
 			if l.store.flush() {
 				r.checkFile()

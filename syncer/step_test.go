@@ -74,7 +74,6 @@ var _ = Describe("A type's step", func() {
 		Expect(ts.fresh.at).To(Equal(at))
 		Expect(ts.fresh.rv).To(Equal("6"))
 		Expect(cmds).To(ContainElement(confirmAt{rv: "6"}))
-		Expect(cmds).To(ContainElement(ckptRevision{rv: "6"}))
 		Expect(cmds).To(ContainElement(BeAssignableToTypeOf(queueUpdates{})))
 
 		st.s.exec(st.ctx, ts, cmds)

@@ -53,6 +53,7 @@ type Syncer struct {
 
 	ckpt   *checkpointState // WithCheckpoint (checkpoint.go); nil without
 	ckptWG sync.WaitGroup
+	warm   *warmStart // the warm start's layer once the checkpoint opened (journal.go); nil without
 
 	views    views     // what the consumer was handed of each type (waitfor.go)
 	liveness liveTimer // WithLivenessStatus (liveness.go)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 
@@ -52,20 +53,21 @@ func (p phase) String() string {
 }
 
 // typeState is the loop's state of one resource type. Each part that only means
-// something together is one value: how the type reads next is a list pending or
-// a watch from a revision, each with its own data (read.go); a resumed type's
-// catch-up is a pointer that is nil once it has caught up.
+// something together is one value: how the type reads next is a list pending, a
+// watch from a revision, or a resumed type's catch-up, each with its own data
+// (read.go).
 type typeState struct {
-	t      resources.Type
-	lw     cache.ListerWatcherWithContext
-	cfg    *config
-	log    logrus.FieldLogger
-	ledger *ledger.Ledger
+	t   resources.Type
+	lw  cache.ListerWatcherWithContext
+	cfg *config
+	log logrus.FieldLogger
+	// ledger: the bare ledger, or, under the warm start, its journal (journal.go).
+	ledger typeLedger
 	idx    int
 
 	phase phase
-	// read: a list pending, and why, or the revision the type watches from
-	// (read.go).
+	// read: a list pending, and why, the revision the type watches from, or a
+	// resumed type's catch-up (read.go).
 	read readState
 	// listed: a list completed once, so a later relist is delivered whole.
 	listed bool
@@ -79,9 +81,6 @@ type typeState struct {
 	epoch    uint32 // mark of the current list, for mark and sweep
 	retry    retry
 	observed observation
-	// catchUp is set while the type, resumed from the checkpoint, has not reached
-	// the server's revision at start (checkpoint_fence.go).
-	catchUp *catchUpState
 	// fullOnly: relists list in full from now on: the server refused a GET, or
 	// a metadata list cost too close to a full one (metarelist.go).
 	fullOnly bool
@@ -91,6 +90,42 @@ type typeState struct {
 
 	run generation
 }
+
+// typeLedger is the type's ledger as its step reads and writes it: a Ledger's
+// reads, and its writes in the step's terms. A syncer without the warm start
+// writes the bare ledger (plainLedger); under it, a journal (journal.go) wraps
+// the ledger and keeps each change for the checkpoint, so that no step notes a
+// change itself.
+type typeLedger interface {
+	Seen(id, rev string, uid types.UID, epoch uint32) bool
+	Known(id, rev string, uid types.UID) bool
+	Newer(id, rev string) bool
+	Keys(id string) []resources.Key
+	UID(id string) types.UID
+	Mark(id string, epoch uint32)
+	NextEpoch(epoch uint32) uint32
+	Len() int
+	KeyCount() int
+	Empty() bool
+
+	put(o object, keys []resources.Key, epoch uint32)
+	remove(id string) ledger.Forgotten
+	sweep(epoch uint32, gone func(ledger.Forgotten))
+	clear(gone func(ledger.Forgotten))
+	// shared is the ledger itself, which the type's watcher reads.
+	shared() *ledger.Ledger
+}
+
+// plainLedger is the bare ledger as a typeLedger.
+type plainLedger struct{ *ledger.Ledger }
+
+func (l plainLedger) put(o object, keys []resources.Key, epoch uint32) {
+	l.Put(o.id, o.rev, o.uid, keys, epoch)
+}
+func (l plainLedger) remove(id string) ledger.Forgotten               { return l.Remove(id) }
+func (l plainLedger) sweep(epoch uint32, gone func(ledger.Forgotten)) { l.Sweep(epoch, gone) }
+func (l plainLedger) clear(gone func(ledger.Forgotten))               { l.Clear(gone) }
+func (l plainLedger) shared() *ledger.Ledger                          { return l.Ledger }
 
 // initialRead is how the type reads its initial state.
 type initialRead struct {
@@ -147,7 +182,7 @@ func newTypeState(t resources.Type, lw cache.ListerWatcherWithContext, cfg *conf
 		lw:      lw,
 		cfg:     cfg,
 		log:     cfg.log.WithField("type", t.Name),
-		ledger:  ledger.New(t),
+		ledger:  plainLedger{ledger.New(t)},
 		initial: initialRead{strategy: strategy},
 		read:    &listPending{reason: ListInitial},
 		retry:   retry{backoff: cfg.backoff},
@@ -184,7 +219,10 @@ func (ts *typeState) next(delay time.Duration) startWatcher {
 	}
 	p := plan{list: ts.pending() != NoList, rv: ts.lastRV(), delay: delay, strategy: ts.initial.strategy}
 	p.metaFirst = p.list && ts.metaFirst()
-	c.catchUp = ts.planResume(&p)
+	if cu, ok := ts.read.(*catchingUp); ok {
+		c.catchUp = true
+		cu.plan(&p, ts.initial.strategy)
+	}
 	if p.list {
 		if ts.retry.listWatchFailed {
 			p.watchDelay = ts.retry.backoff.Step()
@@ -206,7 +244,7 @@ func (ts *typeState) spawn(ctx context.Context, events chan<- event, c startWatc
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	ts.run.cancel, ts.run.done = cancel, done
-	w := &watcher{idx: ts.idx, gen: c.gen, t: ts.t, lw: ts.lw, cfg: ts.cfg, events: events, ledger: ts.ledger,
+	w := &watcher{idx: ts.idx, gen: c.gen, t: ts.t, lw: ts.lw, cfg: ts.cfg, events: events, ledger: ts.ledger.shared(),
 		catchUp: c.catchUp, fresh: c.fresh, firstRead: c.firstRead}
 	if rs, ok := ts.lw.(wire.RawSource); ok && ts.cfg.lazyValues {
 		w.lazyDecode = rs.LazyDecoder(ts.t.Name, ts.cfg.decodes)
@@ -262,7 +300,7 @@ func (b *behindState) at(rv string, now time.Time) time.Time {
 
 // status is the type's own status: a refused or missing type counts as synced.
 func (ts *typeState) status() SyncStatus {
-	if ts.catchingUp() || ts.failsClosed() {
+	if ts.notCaughtUp() || ts.failsClosed() {
 		return ResyncInProgress
 	}
 	switch ts.phase {
