@@ -365,8 +365,7 @@ func (sw *simWatcher) metaPage() {
 			sw.changed = append(sw.changed, m)
 			continue
 		}
-		o.decode = func() object { return sw.w.changedMeanwhile(o) }
-		objs = append(objs, o)
+		objs = append(objs, objectOf(sw.w.reader().Unchanged(o.id, o.rev, o.uid)))
 	}
 	sw.send(event{kind: evInitApply, objs: objs})
 	if more {
