@@ -95,9 +95,6 @@ func NewSource(t resources.Type, lw cache.ListerWatcherWithContext, opts ...Sour
 	return s
 }
 
-// Lazy reports whether the Source makes lazy values of changed raw objects.
-func (s *Source) Lazy() bool { return s.lazy != nil }
-
 // Convert makes obj, as a page or a watch event carried it, a Value. A failure
 // is carried in the Value, for the caller to report.
 func (s *Source) Convert(obj runtime.Object) Value {
