@@ -263,11 +263,11 @@ var _ = Describe("A metadata-first relist's list", func() {
 		cfg := defaults()
 		t := stepType("apps")
 		w := &watcher{t: t, cfg: &cfg, events: make(chan event, 16), ledger: ledger.New(t)}
-		_, pages, err := w.metaList(context.Background(), metaPagesLW{revisions: revisions})
-		if err != nil {
+		list := w.reader().MetaRelistOf(metaPagesLW{revisions: revisions}, w.listOptions())
+		if err := w.metaList(context.Background(), list); err != nil {
 			return "", err
 		}
-		return pages.ResourceVersion, nil
+		return list.ResourceVersion(), nil
 	}
 
 	It("completes at the revision its pages share", func() {

@@ -1,10 +1,5 @@
 package syncer
 
-import (
-	"github.com/kubesync/kubesync/internal/wire"
-	"github.com/kubesync/kubesync/resources"
-)
-
 // WithLazyValues hands on values undecoded where the raw path allows it: every
 // object read on the raw path and converted with the default conversion arrives
 // in KVPair.Value as a *resources.Raw instead of the decoded object: for a
@@ -23,35 +18,3 @@ import (
 // Default: off, values are decoded, because a consumer may type-assert
 // KVPair.Value to the typed object (*corev1.Pod, ...), which a Raw is not.
 func WithLazyValues() Option { return func(c *config) { c.lazyValues = true } }
-
-// lazy reports whether the watcher hands on lazy values.
-func (w *watcher) lazy() bool {
-	return w.lazyDecode != nil && w.t.HasDefaultConvert() && !w.t.KeysOnly
-}
-
-// valueOf is the object a changed raw object becomes: decoded and converted, or
-// with lazy values a Raw of what it keeps (wire.Object.Lazy: a protobuf message
-// with its managed fields stripped, or a copy of a custom type's document, whose
-// managed fields go at decode), so that no value pins its list page or watch
-// frame.
-func (w *watcher) valueOf(r *wire.Object) object {
-	if !w.lazy() {
-		return w.decodeRaw(r)
-	}
-	v, err := r.Lazy(w.lazyDecode)
-	if err != nil {
-		return w.rawFailed(r, err)
-	}
-	o := rawIdentity(r)
-	o.kvs = []resources.KVPair{{Key: w.t.KeyFor(r.Meta.Namespace, r.Meta.Name), Value: v, Revision: o.rev, UID: o.uid}}
-	if w.cfg.checkpoint != nil {
-		// The checkpoint records typed objects: decode this one for it. One that
-		// does not decode is a parse failure, as without lazy values.
-		d := w.decodeRaw(r)
-		if d.err != nil {
-			return d
-		}
-		o.src = d.src
-	}
-	return o
-}

@@ -4,16 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
-
-	"golang.org/x/sync/errgroup"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kubesync/kubesync/internal/ledger"
 	"github.com/kubesync/kubesync/internal/wire"
-	"github.com/kubesync/kubesync/internal/wire/meta"
 )
 
 // DefaultMetadataRelist is the share of a type's objects up to which a relist
@@ -77,39 +71,38 @@ var errFullRelist = errors.New("relist in full")
 // object that stopped matching meanwhile, newer than the watch's Deleted for
 // that transition, which the revision rule would then skip.
 func (ts *typeState) metaFirst() bool {
-	_, raw := ts.lw.(wire.RawSource)
 	selected := ts.t.LabelSelector != "" || ts.t.FieldSelector != ""
-	return raw && ts.listed && ts.pending() != ListForced && ts.cfg.metaRelist > 0 && !ts.t.KeysOnly && !selected &&
-		!ts.fullOnly && !ts.ledger.Empty()
+	return wire.CanRelistMetadataFirst(ts.lw) && ts.listed && ts.pending() != ListForced && ts.cfg.metaRelist > 0 &&
+		!ts.t.KeysOnly && !selected && !ts.fullOnly && !ts.ledger.Empty()
 }
 
-// metaRelist is the metadata-first relist: it lists metadata, hands on the
-// objects whose revision the ledger holds (the loop marks them, nothing is
-// decoded), and fetches the others at the list's revision or newer (fetch).
-// The watch then starts from the list's revision: an event it replays that is
-// older than what a GET returned is skipped by the loop (typeState.stale). It
-// returns errFullRelist when a full list must follow.
+// metaRelist is the metadata-first relist: its reader lists metadata and hands
+// on the objects whose revision the ledger holds (the loop marks them, nothing
+// is decoded); past the share of WithMetadataRelist it gives way, else the
+// reader fetches the others at the list's revision or newer (fetch). The watch
+// then starts from the list's revision: an event it replays that is older than
+// what a GET returned is skipped by the loop (typeState.stale). It returns
+// errFullRelist when a full list must follow.
 func (w *watcher) metaRelist(ctx context.Context) (string, error) {
-	ms, ok := wire.RawOf(w.lw).(wire.MetaSource)
+	list, ok := w.reader().MetaRelist(w.listOptions())
 	if !ok {
 		return "", errFullRelist
 	}
-	changed, list, err := w.metaList(ctx, ms)
-	if err != nil {
+	if err := w.metaList(ctx, list); err != nil {
 		return "", fullOnSurprise(err)
 	}
-	rv := list.ResourceVersion
-	if float64(len(changed)) > w.cfg.metaRelist*float64(list.Objects) {
-		return "", fmt.Errorf("%w: %d of %d objects changed", errFullRelist, len(changed), list.Objects)
+	rv := list.ResourceVersion()
+	if float64(list.Changed()) > w.cfg.metaRelist*float64(list.Objects()) {
+		return "", fmt.Errorf("%w: %d of %d objects changed", errFullRelist, list.Changed(), list.Objects())
 	}
-	getBytes, err := w.fetch(ctx, ms, changed, rv)
+	getBytes, err := w.fetch(ctx, list, rv)
 	if errors.Is(err, errGetRefused) {
 		w.send(ctx, event{kind: evFullOnly}) // decided by the first answer only, not by a GET cancelled after it
 	}
 	if err != nil {
 		return "", fullOnSurprise(err)
 	}
-	if !w.pays(list.Bytes, getBytes, len(changed), list.Objects) {
+	if !w.pays(list.Bytes(), getBytes, list.Changed(), list.Objects()) {
 		w.send(ctx, event{kind: evFullOnly})
 	}
 	if !w.send(ctx, event{kind: evInitDone, rv: rv}) {
@@ -128,60 +121,33 @@ func fullOnSurprise(err error) error {
 	return err
 }
 
-// metaList reads the metadata list page by page (wire.MetaPages). It sends the
-// list's start and, per page, the objects the ledger holds at their revision; it
-// returns the metadata of the others, and the pages read, which count the list's
-// objects and bytes and hold its revision.
-func (w *watcher) metaList(ctx context.Context, ms wire.MetaSource) ([]meta.Meta, *wire.MetaPages, error) {
-	opts := w.options()
-	opts.Limit = w.cfg.pageSize
-	if w.t.PageSize > 0 {
-		opts.Limit = w.t.PageSize
-	}
-	list := wire.NewMetaPages(ms, opts)
-	var changed []meta.Meta
+// metaList reads the metadata list page by page (wire.MetaRelist.Next). It
+// sends the list's start and, per page, the objects the ledger holds at their
+// revision; the list keeps the others for fetch.
+func (w *watcher) metaList(ctx context.Context, list *wire.MetaRelist) error {
 	var snapshot string // the first page's revision, which every page must share, as in pagedList
 	for !list.Done() {
-		var items []meta.Meta
+		var known []wire.Value
 		err := w.bound(ctx, func(ctx context.Context) (err error) {
-			items, err = list.Next(ctx)
+			known, err = list.Next(ctx)
 			return err
 		})
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
-		if list.Pages == 1 {
-			snapshot = list.ResourceVersion
-		} else if list.ResourceVersion != snapshot {
-			return nil, nil, fmt.Errorf("%w: a page at revision %q after one at %q", errPagesDiffer, list.ResourceVersion, snapshot)
+		if list.Pages() == 1 {
+			snapshot = list.ResourceVersion()
+		} else if list.ResourceVersion() != snapshot {
+			return fmt.Errorf("%w: a page at revision %q after one at %q", errPagesDiffer, list.ResourceVersion(), snapshot)
 		}
-		if list.Pages == 1 && !w.send(ctx, event{kind: evInitStart}) {
-			return nil, nil, ctx.Err()
+		if list.Pages() == 1 && !w.send(ctx, event{kind: evInitStart}) {
+			return ctx.Err()
 		}
-		objs := make([]object, 0, len(items))
-		for _, m := range items {
-			o := object{id: ledger.ObjectID(m.Namespace, m.Name), rev: m.ResourceVersion, uid: types.UID(m.UID)}
-			if !w.ledger.Known(o.id, o.rev, o.uid) {
-				changed = append(changed, m)
-				continue
-			}
-			o.decode = func() object { return w.changedMeanwhile(o) }
-			objs = append(objs, o)
-		}
-		if !w.send(ctx, event{kind: evInitApply, objs: objs}) {
-			return nil, nil, ctx.Err()
+		if !w.send(ctx, event{kind: evInitApply, objs: objectsOf(known)}) {
+			return ctx.Err()
 		}
 	}
-	return changed, list, nil
-}
-
-// changedMeanwhile is an object the watcher found unchanged but the loop did
-// not: only the loop writes the ledger, and it applies nothing else of the type
-// during the list, so this does not happen; were it to, the consumer keeps the
-// last value (a parse failure) and the next relist fetches it.
-func (w *watcher) changedMeanwhile(o object) object {
-	o.err = fmt.Errorf("%s %s: changed in the ledger during its metadata relist", w.t.Name, o.id)
-	return o
+	return nil
 }
 
 // fetchBatch is how many fetched objects go to the loop in one event.
@@ -191,89 +157,24 @@ const fetchBatch = 100
 // so the type relists in full from now on.
 var errGetRefused = fmt.Errorf("%w: GET refused", errFullRelist)
 
-// fetch GETs each changed object at rv or newer, up to WithMetadataRelistGets
-// at a time, and hands it on as a list's object (decoded, or lazy), in the
-// list's order whatever order the answers come in; it returns the bytes of the
-// objects. The first answer that ends the relist decides, and cancels the other
-// GETs: an object gone since the list makes a full list follow, which orders its
-// deletion with the watch that comes after. Every GET has ended when fetch
-// returns, and only fetch's own goroutine sends to the loop.
-func (w *watcher) fetch(ctx context.Context, ms wire.MetaSource, changed []meta.Meta, rv string) (int, error) {
-	g, gctx := errgroup.WithContext(ctx)
-	fetched := make([]*wire.Object, len(changed)) // each index written by the one GET that claimed it
-	got := make(chan int)                         // the index of a GET answered; it publishes fetched[i]
-	var bytes, claimed atomic.Int64
-	for range min(w.cfg.metaGets, len(changed)) {
-		g.Go(func() error {
-			for i := claimed.Add(1) - 1; i < int64(len(changed)); i = claimed.Add(1) - 1 {
-				r, err := w.get(gctx, ms, changed[i], rv, &bytes)
-				if err != nil {
-					return err
-				}
-				fetched[i] = r
-				select {
-				case got <- int(i):
-				case <-gctx.Done():
-					return gctx.Err()
-				}
-			}
-			return nil
-		})
-	}
-	sent := w.handOn(gctx, got, fetched)
-	err := g.Wait()
-	if err == nil && !sent {
-		err = ctx.Err()
-	}
-	return int(bytes.Load()), err
-}
-
-// get is one GET of a metadata-first relist under the progress guard; it adds
-// the bytes read to bytes and names the answers that end the relist.
-func (w *watcher) get(ctx context.Context, ms wire.MetaSource, m meta.Meta, rv string, bytes *atomic.Int64) (*wire.Object, error) {
-	var r *wire.Object
-	err := w.bound(ctx, func(ctx context.Context) (err error) {
-		var n int
-		r, n, err = ms.GetRaw(ctx, m.Namespace, m.Name, rv)
-		bytes.Add(int64(n))
-		return err
+// fetch has the list GET each changed object at rv or newer, up to
+// WithMetadataRelistGets at a time, each under the progress deadline, and
+// hands them on as a list's objects (decoded, or lazy) in the list's order
+// (wire.MetaRelist.Fetch); it returns the bytes of the objects. The first
+// answer that ends the relist decides, and cancels the other GETs: an object
+// gone since the list makes a full list follow, which orders its deletion
+// with the watch that comes after.
+func (w *watcher) fetch(ctx context.Context, list *wire.MetaRelist, rv string) (int, error) {
+	n, err := list.Fetch(ctx, rv, w.cfg.metaGets, fetchBatch, w.bound, func(ctx context.Context, vals []wire.Value) bool {
+		return w.send(ctx, event{kind: evInitApply, objs: objectsOf(vals)})
 	})
 	switch {
 	case apierrors.IsNotFound(err):
-		return nil, fmt.Errorf("%w: %s/%s is gone", errFullRelist, m.Namespace, m.Name)
+		return n, fmt.Errorf("%w: %w: it is gone", errFullRelist, err)
 	case apierrors.IsForbidden(err) || apierrors.IsMethodNotSupported(err):
-		return nil, fmt.Errorf("%w: %w", errGetRefused, err)
+		return n, fmt.Errorf("%w: %w", errGetRefused, err)
 	}
-	return r, err
-}
-
-// handOn converts the fetched objects in the list's order as their GETs answer
-// (got) and sends them to the loop in events of fetchBatch, so the relist's
-// batch is the one a full list gives; false: ctx ended first (a GET failed, or
-// the syncer stops), and the rest is not sent.
-func (w *watcher) handOn(ctx context.Context, got <-chan int, fetched []*wire.Object) bool {
-	answered := make([]bool, len(fetched))
-	objs := make([]object, 0, min(len(fetched), fetchBatch))
-	for next := 0; next < len(fetched); {
-		select {
-		case i := <-got:
-			answered[i] = true
-		case <-ctx.Done():
-			return false
-		}
-		for ; next < len(fetched) && answered[next]; next++ {
-			objs = append(objs, w.convertRaw(fetched[next]))
-			fetched[next] = nil // the loop holds it now
-			if len(objs) < fetchBatch && next < len(fetched)-1 {
-				continue
-			}
-			if !w.send(ctx, event{kind: evInitApply, objs: objs}) {
-				return false
-			}
-			objs = make([]object, 0, min(len(fetched)-next-1, fetchBatch))
-		}
-	}
-	return true
+	return n, err
 }
 
 // minSaving is the share of a full list's bytes that the metadata list must

@@ -2,13 +2,9 @@ package syncer
 
 import (
 	"context"
-	"fmt"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/watch"
-
-	"github.com/kubesync/kubesync/internal/wire"
 )
 
 // reader reads one watch stream. With initial set, events up to the
@@ -60,48 +56,41 @@ func (r *reader) consume(ctx context.Context, wi watch.Interface) error {
 	}
 }
 
+// handle tells the loop what one event says, as the type's reader read it
+// (wire.Source.Event): its initial events belong to the list until the
+// initial-events-end bookmark.
 func (r *reader) handle(ctx context.Context, e watch.Event) error {
 	w := r.w
-	switch e.Type {
-	case watch.Error:
-		err := apierrors.FromObject(e.Object)
-		if r.initial && r.rv == "" {
-			err = refusedStream(err)
-		}
+	ev, err := w.reader().Event(e)
+	switch {
+	case err != nil:
 		return err
-	case watch.Bookmark:
-		rv, end, err := wire.Bookmark(e.Object)
-		wire.Release(e.Object)
-		if err != nil {
-			return fmt.Errorf("%s: %w", w.t.Name, err)
+	case ev.Type == watch.Error:
+		if r.initial && r.rv == "" {
+			return refusedStream(ev.Err)
 		}
-		r.rv = rv
+		return ev.Err
+	case ev.Type == watch.Bookmark:
+		r.rv = ev.RV
 		kind := evBookmark
-		if r.initial && end {
+		if r.initial && ev.InitialEventsEnd {
 			kind, r.initial = evInitDone, false
 			r.g.timeout = w.cfg.progressTimeout
 			r.watching = w.cfg.clock.Now()
 		}
 		return r.send(ctx, event{kind: kind, rv: r.rv})
-	case watch.Added, watch.Modified, watch.Deleted:
-		var o object
+	case ev.Type == watch.Added || ev.Type == watch.Modified || ev.Type == watch.Deleted:
 		kind := evApply
-		if _, raw := e.Object.(*wire.Object); !raw {
-			w.cfg.decodes.Add(1) // the client decoded it
-		}
 		switch {
-		case e.Type == watch.Deleted:
-			o, kind = w.identify(e.Object), evDelete
-			wire.Release(e.Object)
+		case ev.Type == watch.Deleted:
+			kind = evDelete
 		case r.initial:
-			o, kind = w.convert(e.Object), evInitApply
-		default:
-			o = w.convert(e.Object)
+			kind = evInitApply
 		}
-		if o.rev != "" {
-			r.rv = o.rev
+		if ev.Value.Rev != "" {
+			r.rv = ev.Value.Rev
 		}
-		return r.send(ctx, event{kind: kind, objs: []object{o}, rv: r.rv})
+		return r.send(ctx, event{kind: kind, objs: []object{objectOf(ev.Value)}, rv: r.rv})
 	}
 	return nil
 }

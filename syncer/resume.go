@@ -240,10 +240,10 @@ func (s *Syncer) loadSnapshot(ctx context.Context, snap *Persisted, timing logru
 			continue
 		}
 		var out commands
-		w := watcher{t: ts.t}
+		convert := converter(ts.t)
 		ups := make([]Update, 0, len(snap.Types[ts.t.Name].Objects))
 		for _, po := range snap.Types[ts.t.Name].Objects {
-			o := w.convert(po.Object)
+			o := convert(po.Object)
 			if o.err != nil {
 				// The persisted ledger no longer matches this conversion: list.
 				ts.parseFailed(o, &out)

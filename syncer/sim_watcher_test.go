@@ -27,10 +27,10 @@ import (
 //
 //   - begin: watcher.run's choice of path (metadata first, stream, fence,
 //     paged list, watch), after the plan's delay (watcher.sleep);
-//   - metaPage, getOne, metaDone: watcher.metaRelist (metaList, fetch, get,
-//     handOn, evFullOnly on a refused GET; pays is not modelled: sizes are
-//     not), relistMetaFirst, and fullOnSurprise's fall to a full list in the
-//     same watcher;
+//   - metaPage, getOne, metaDone: watcher.metaRelist (metaList, fetch, and
+//     wire.MetaRelist's Next, Fetch, get and handOn; evFullOnly on a refused
+//     GET; pays is not modelled: sizes are not), relistMetaFirst, and
+//     fullOnSurprise's fall to a full list in the same watcher;
 //   - page: watcher.pagedList (first page consistent, continue pages at its
 //     revision, the last page's revision taken);
 //   - fence: watcher.fenceThenWatch, fence and fenceByList;
@@ -365,8 +365,7 @@ func (sw *simWatcher) metaPage() {
 			sw.changed = append(sw.changed, m)
 			continue
 		}
-		o.decode = func() object { return sw.w.changedMeanwhile(o) }
-		objs = append(objs, o)
+		objs = append(objs, objectOf(sw.w.reader().Unchanged(o.id, o.rev, o.uid)))
 	}
 	sw.send(event{kind: evInitApply, objs: objs})
 	if more {

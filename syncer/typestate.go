@@ -11,7 +11,6 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubesync/kubesync/internal/ledger"
-	"github.com/kubesync/kubesync/internal/wire"
 	"github.com/kubesync/kubesync/resources"
 )
 
@@ -246,9 +245,6 @@ func (ts *typeState) spawn(ctx context.Context, events chan<- event, c startWatc
 	ts.run.cancel, ts.run.done = cancel, done
 	w := &watcher{idx: ts.idx, gen: c.gen, t: ts.t, lw: ts.lw, cfg: ts.cfg, events: events, ledger: ts.ledger.shared(),
 		catchUp: c.catchUp, fresh: c.fresh, firstRead: c.firstRead}
-	if rs, ok := ts.lw.(wire.RawSource); ok && ts.cfg.lazyValues {
-		w.lazyDecode = rs.LazyDecoder(ts.t.Name, ts.cfg.decodes)
-	}
 	if ts.cfg.spawn != nil {
 		ts.cfg.spawn(ctx, w, c.plan, done)
 		return

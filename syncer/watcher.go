@@ -47,9 +47,10 @@ type object struct {
 	// raw and err are set when conversion failed.
 	raw runtime.Object
 	err error
-	// decode, when set, decodes and converts an object that the watcher left
-	// undecoded because the ledger held its revision; kvs is then empty.
-	decode func() object
+	// later, when set, decodes and converts an object that its reader left
+	// undecoded because the ledger held its revision (wire.Value.Later); kvs
+	// is then empty.
+	later func() wire.Value
 }
 
 type event struct {
@@ -94,8 +95,8 @@ type watcher struct {
 	listed bool
 	// ledger is the type's, read (Known) to skip decoding unchanged objects.
 	ledger *ledger.Ledger
-	// lazyDecode decodes the type's lazy values; set with WithLazyValues.
-	lazyDecode func([]byte) (runtime.Object, error)
+	// src reads the type and makes its objects values (reader, raw.go).
+	src *wire.Source
 	// fresh: the ledger held nothing when the watcher started, so its custom
 	// type's documents are decoded in full at once, not metadata first (which
 	// would only add a pass: there is nothing to compare with).
@@ -156,17 +157,23 @@ func (w *watcher) options() metav1.ListOptions {
 	return metav1.ListOptions{LabelSelector: w.t.LabelSelector, FieldSelector: w.t.FieldSelector}
 }
 
+// listOptions are a list's options, with the type's page size.
+func (w *watcher) listOptions() metav1.ListOptions {
+	opts := w.options()
+	opts.Limit = w.cfg.pageSize
+	if w.t.PageSize > 0 {
+		opts.Limit = w.t.PageSize
+	}
+	return opts
+}
+
 // pagedList lists page by page, handing each page on before fetching the next, so
 // the whole list is never held. The first page is a consistent read (resourceVersion
 // ""), which a 1.37 apiserver serves from its watch cache; later pages follow the
 // continue token, which pins the same revision. A page that makes no progress for
 // the progress deadline fails.
 func (w *watcher) pagedList(ctx context.Context) (string, error) {
-	opts := w.options()
-	opts.Limit = w.cfg.pageSize
-	if w.t.PageSize > 0 {
-		opts.Limit = w.t.PageSize
-	}
+	opts := w.listOptions()
 	var snapshot string // the revision of the first page, which every page must share
 	for first := true; ; first = false {
 		objs, lm, err := w.page(ctx, opts)
@@ -195,18 +202,13 @@ func (w *watcher) pagedList(ctx context.Context) (string, error) {
 	}
 }
 
-// page reads one list page (wire.Reader.Page) and converts its objects.
+// page reads one list page and makes its objects values (wire.Source.Items).
 func (w *watcher) page(ctx context.Context, opts metav1.ListOptions) ([]object, wire.ListMeta, error) {
-	items, err := w.reader().Page(ctx, opts, w.bound)
+	vals, lm, err := w.reader().Items(ctx, opts, w.bound)
 	if err != nil {
 		return nil, wire.ListMeta{}, err
 	}
-	w.cfg.decodes.Add(int64(items.Decoded))
-	objs := make([]object, len(items.Objects))
-	for i, item := range items.Objects {
-		objs[i] = w.convert(item)
-	}
-	return objs, items.Meta, nil
+	return objectsOf(vals), lm, nil
 }
 
 // streamThenWatch reads the initial state as a stream of events (WatchList) that
@@ -304,41 +306,13 @@ func refusedStream(err error) error {
 	return err
 }
 
-// convert identifies obj and runs the type's conversion on it. A failure is carried
-// in the object, for the loop to report; it never ends the stream.
-func (w *watcher) convert(obj runtime.Object) object {
-	if r, ok := obj.(*wire.Object); ok {
-		return w.convertRaw(r)
-	}
-	o := w.identify(obj)
-	if o.err != nil {
-		return o
-	}
-	kvs, err := w.t.Convert(obj)
-	if err != nil {
-		o.raw, o.err = obj, err
-		return o
-	}
-	for i := range kvs {
-		if kvs[i].Revision == "" {
-			kvs[i].Revision = o.rev
-		}
-		if kvs[i].UID == "" {
-			kvs[i].UID = o.uid
-		}
-	}
-	o.kvs, o.src = kvs, obj
-	return o
-}
+// convert identifies obj and runs the type's conversion on it, as its reader
+// decides (wire.Source.Convert). A failure is carried in the object, for the
+// loop to report; it never ends the stream.
+func (w *watcher) convert(obj runtime.Object) object { return objectOf(w.reader().Convert(obj)) }
 
 // identify reads the identity and revision of obj.
-func (w *watcher) identify(obj runtime.Object) object {
-	id, rev, uid, err := w.reader().Identity(obj)
-	if err != nil {
-		return object{raw: obj, err: err}
-	}
-	return object{id: id, rev: rev, uid: uid}
-}
+func (w *watcher) identify(obj runtime.Object) object { return objectOf(w.reader().Identify(obj)) }
 
 // sleep waits for d on the syncer's clock or until ctx ends; it reports whether ctx
 // is still live.

@@ -7,7 +7,14 @@
 // body that does not decode is its metadata, Object.Failure) or as a lazy value
 // (Object.Lazy, LazyDecoder). Reader reads a type's list pages as objects with
 // their ListMeta, and its watches, raw while the raw path is on and through the
-// fallback client once it is off. A metadata-only list is read page by page
-// (MetaSource, MetaPages), and a changed object by itself (GetRaw). Package
-// wire/meta reads the framing, envelopes and metadata.
+// fallback client once it is off.
+//
+// Source is a type's Reader that also decides how each object becomes a Value:
+// keys only, left undecoded while its Holder knows it at its revision
+// (Value.Later), lazy, or decoded and converted. It reads each watch event once
+// (Source.Event) and each list page (Source.Items), and runs a metadata-first
+// relist's list and GETs (MetaRelist); its caller decides when to read what, and
+// what an answer means. A metadata-only list is read page by page (MetaSource,
+// MetaPages), and a changed object by itself (GetRaw). Package wire/meta reads
+// the framing, envelopes and metadata.
 package wire
