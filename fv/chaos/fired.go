@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kubesync/kubesync/internal/samples"
+	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 )
 
@@ -133,6 +134,25 @@ func (tg *target) canary(ctx context.Context, st Step) string {
 		return ""
 	}
 	return name
+}
+
+// holdSlow makes the consumer slow for d, and then until a call has found it
+// slow, for up to faultTimeout: the syncer may have nothing to deliver for a
+// while (an apiserver that restarts just before), and a fault that held no call
+// proves nothing. Canaries give it something to deliver. It reports whether a
+// call was held.
+func (tg *target) holdSlow(ctx context.Context, d time.Duration) (bool, error) {
+	held := tg.consumer.heldCalls()
+	resume := tg.consumer.slow()
+	defer resume()
+	provoke := Step{Kind: SlowConsumer, Type: resources.ServiceAccounts}
+	tg.canary(ctx, provoke)
+	err := hold(ctx, d)
+	for deadline := time.Now().Add(faultTimeout); tg.consumer.heldCalls() == held && ctx.Err() == nil && time.Now().Before(deadline); {
+		tg.canary(ctx, provoke)
+		_ = hold(ctx, time.Second)
+	}
+	return tg.consumer.heldCalls() > held, err
 }
 
 // Trigger counts a kind's faults in one flavour: scheduled (injected), fired, and
