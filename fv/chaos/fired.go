@@ -8,6 +8,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kubesync/kubesync/internal/samples"
 	"github.com/kubesync/kubesync/resources"
@@ -141,18 +142,23 @@ func (tg *target) canary(ctx context.Context, st Step) string {
 // while (an apiserver that restarts just before), and a fault that held no call
 // proves nothing. Canaries give it something to deliver. It reports whether a
 // call was held.
-func (tg *target) holdSlow(ctx context.Context, d time.Duration) (bool, error) {
+func (tg *target) holdSlow(ctx context.Context, d time.Duration) bool {
 	held := tg.consumer.heldCalls()
 	resume := tg.consumer.slow()
 	defer resume()
 	provoke := Step{Kind: SlowConsumer, Type: resources.ServiceAccounts}
 	tg.canary(ctx, provoke)
-	err := hold(ctx, d)
-	for deadline := time.Now().Add(faultTimeout); tg.consumer.heldCalls() == held && ctx.Err() == nil && time.Now().Before(deadline); {
+	slow, cancel := context.WithTimeout(ctx, d)
+	<-slow.Done()
+	cancel()
+	_ = wait.PollUntilContextTimeout(ctx, time.Second, faultTimeout, true, func(ctx context.Context) (bool, error) {
+		if tg.consumer.heldCalls() > held {
+			return true, nil
+		}
 		tg.canary(ctx, provoke)
-		_ = hold(ctx, time.Second)
-	}
-	return tg.consumer.heldCalls() > held, err
+		return false, nil
+	})
+	return tg.consumer.heldCalls() > held
 }
 
 // Trigger counts a kind's faults in one flavour: scheduled (injected), fired, and

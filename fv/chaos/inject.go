@@ -126,7 +126,7 @@ func (tg *target) do(ctx context.Context, st Step) (w window, err error) {
 		w.canary = tg.canary(ctx, st)
 		err = hold(ctx, st.Hold)
 	case SlowConsumer:
-		w.fired, err = tg.holdSlow(ctx, st.Hold)
+		w.fired = tg.holdSlow(ctx, st.Hold)
 	case Relist:
 		ctx, cancel := context.WithTimeout(ctx, faultTimeout)
 		defer cancel()
