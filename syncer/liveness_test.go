@@ -60,10 +60,10 @@ var _ = Describe("The liveness status (WithLivenessStatus)", func() {
 	const after = 90 * time.Second
 	var (
 		e     *env
-		clock *clocktesting.FakeClock
+		clock *parkingClock
 	)
 	BeforeEach(func() {
-		clock = clocktesting.NewFakeClock(time.Now())
+		clock = newParkingClock()
 		e = newEnv([]string{"a", "b"}, syncer.WithClock(clock), syncer.WithLivenessStatus(after),
 			syncer.WithWatchProgressTimeout(time.Hour)) // a silent watch stays open: this spec is about the status
 		e.api["a"].Set("1")
@@ -77,16 +77,25 @@ var _ = Describe("The liveness status (WithLivenessStatus)", func() {
 
 	It("should emit WaitForDatastore on sustained connection loss and recover through ResyncInProgress to InSync", func() {
 		mark := e.rec.mark()
+		calls := map[string]int{}
 		for _, n := range []string{"a", "b"} { // every request fails: lists too
+			calls[n] = len(e.api[n].Calls())
 			e.api[n].FailLists(unavailable)
 			e.api[n].FailWatchCalls(unavailable)
 			e.api[n].EndWatches()
 		}
-		drive(clock, after-time.Second, time.Second)
+		// Both types have met a failing request before fake time moves: their last
+		// answer is now.
+		Eventually(func() bool { return len(e.api["a"].Calls()) > calls["a"] && len(e.api["b"].Calls()) > calls["b"] }).
+			Should(BeTrue())
+		drive(clock.FakeClock, after-time.Second, time.Second)
+		// Checked on the timer, which the syncer armed whether or not it has caught up
+		// with the clock: a status not yet WaitForDatastore would prove nothing then.
+		Expect(clock.sleepAt(time.Second)).To(BeTrue(), "the liveness timer is due the option's time after the last answer")
 		// The watch errors at one revision make the types relist: out of InSync.
 		Expect(e.rec.last()).NotTo(Equal(syncer.WaitForDatastore), "89s without an answer is not yet the option's time")
 		Eventually(func() syncer.SyncStatus { // the failing requests reach the syncer in real time
-			drive(clock, time.Second, time.Second)
+			drive(clock.FakeClock, time.Second, time.Second)
 			return e.rec.last()
 		}).Should(Equal(syncer.WaitForDatastore), "every type silent")
 		Expect(e.s.TypeStatus()).To(HaveEach(HaveField("Status", syncer.WaitForDatastore)))
@@ -95,7 +104,7 @@ var _ = Describe("The liveness status (WithLivenessStatus)", func() {
 			e.api[n].FailLists(nil)
 			e.api[n].FailWatchCalls(nil)
 		}
-		e.driveUntilInSync(clock)
+		e.driveUntilInSync(clock.FakeClock)
 		statuses := statusesIn(e.rec.events(mark))
 		Expect(statuses[len(statuses)-3:]).To(Equal([]string{"WaitForDatastore", "ResyncInProgress", "InSync"}))
 		Expect(statuses[:len(statuses)-3]).To(Or(BeEmpty(), Equal([]string{"ResyncInProgress"})),
@@ -104,7 +113,7 @@ var _ = Describe("The liveness status (WithLivenessStatus)", func() {
 
 	It("should never emit OnUpdates while published status is WaitForDatastore", func() {
 		mark := e.rec.mark()
-		drive(clock, after+time.Second, time.Second) // both watches open and silent: a stalled connection
+		drive(clock.FakeClock, after+time.Second, time.Second) // both watches open and silent: a stalled connection
 		Eventually(e.rec.last).Should(Equal(syncer.WaitForDatastore))
 
 		e.api["a"].Put("2") // the stalled watch delivers again
@@ -125,7 +134,7 @@ var _ = Describe("The liveness status (WithLivenessStatus)", func() {
 		e.api["a"].Put("3")
 		e.api["b"].Put("3")
 		Eventually(e.status(1)).Should(HaveField("Objects", 2), "the loop has them all")
-		drive(clock, after+time.Second, time.Second)
+		drive(clock.FakeClock, after+time.Second, time.Second)
 		Eventually(e.status(0)).Should(HaveField("Status", syncer.WaitForDatastore))
 		release()
 		Eventually(e.rec.last).Should(Equal(syncer.WaitForDatastore))
@@ -141,7 +150,7 @@ var _ = Describe("The liveness status (WithLivenessStatus)", func() {
 		Expect(e.s.Relist(context.Background(), "a")).To(Succeed())
 		Eventually(e.rec.last).Should(Equal(syncer.ResyncInProgress))
 		e.api["a"].FailLists(nil)
-		e.driveUntilInSync(clock)
+		e.driveUntilInSync(clock.FakeClock)
 		Expect(statusesIn(e.rec.events(mark))).To(Equal([]string{"ResyncInProgress", "InSync"}))
 		Expect(slices.Contains(e.rec.events(mark), "WaitForDatastore")).To(BeFalse())
 	})
@@ -180,7 +189,11 @@ var _ = Describe("The default status", func() {
 		e.waitWatching("a")
 		mark := e.rec.mark()
 		drive(clock, 10*time.Minute, 10*time.Second)
-		Expect(e.rec.events(mark)).To(BeEmpty())
 		Expect(e.s.TypeStatus()[0]).To(And(HaveField("Status", syncer.InSync), HaveField("Age", 10*time.Minute)))
+		// An update made after the ten minutes: the loop had their timers ready
+		// before it, so a status they brought on shows ahead of the update.
+		e.api["a"].Put("1")
+		Eventually(e.rec.updates).Should(ContainElement("New A/1"))
+		Expect(e.rec.events(mark)).To(Equal([]string{"New A/1"}), "no status")
 	})
 })

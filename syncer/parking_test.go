@@ -71,10 +71,15 @@ func (c *parkingClock) parked() bool { return c.pending(c.sleeps, 1<<62) }
 func (c *parkingClock) deadlineWithin(d time.Duration) bool { return c.pending(c.deadlines, d) }
 
 // deadlineAt reports whether a deadline is armed due at exactly now+d.
-func (c *parkingClock) deadlineAt(d time.Duration) bool {
+func (c *parkingClock) deadlineAt(d time.Duration) bool { return c.dueAt(c.deadlines, d) }
+
+// sleepAt reports whether a sleep is set, not stopped, due at exactly now+d.
+func (c *parkingClock) sleepAt(d time.Duration) bool { return c.dueAt(c.sleeps, d) }
+
+func (c *parkingClock) dueAt(timers map[clock.Timer]time.Time, d time.Duration) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, due := range c.deadlines {
+	for _, due := range timers {
 		if due.Equal(c.Now().Add(d)) {
 			return true
 		}

@@ -66,7 +66,8 @@ var _ = Describe("Rate bounds over ten minutes of fake time", func() {
 			most := bounds.MaxAttempts(rateBackoff, window) + 1
 			n := driveParked(clock, window, 250*time.Millisecond, budget{count: requests, most: most,
 				open: func() bool { return e.api["a"].OpenWatches() > 0 }})
-			Expect(n).To(BeNumerically(">=", 2), "it kept retrying")
+			// A syncer that did not take its steps, or slept past them, falls short.
+			Expect(n).To(BeNumerically(">=", most/2), "it kept retrying, at half the backoff's pace at least")
 			Expect(n).To(BeNumerically("<=", most), "on the backoff")
 			if p.episode {
 				Expect(e.rec.failureCalls()).To(HaveLen(1))

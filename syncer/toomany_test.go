@@ -8,7 +8,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/sirupsen/logrus"
-	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
@@ -32,7 +31,7 @@ var _ = Describe("A server too busy to answer (429)", func() {
 	AfterEach(func() { e.shutdown() })
 
 	It("gets patience: twelve 429s on a watch make no relist and no failure", func() {
-		clock := clocktesting.NewFakeClock(time.Now())
+		clock := newParkingClock()
 		e = newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithBackoff(rateBackoff))
 		e.api["a"].Set("1")
 		e.start()
@@ -42,10 +41,7 @@ var _ = Describe("A server too busy to answer (429)", func() {
 
 		e.api["a"].FailWatchCalls(tooManyTimes(12, 0))
 		e.api["a"].EndWatches()
-		Eventually(func() int {
-			drive(clock, 5*time.Second, 250*time.Millisecond)
-			return e.api["a"].OpenWatches()
-		}).Should(Equal(1), "watching again")
+		driveUntil(clock, 250*time.Millisecond, 10*time.Minute, func() bool { return e.api["a"].OpenWatches() == 1 })
 		Expect(e.counts("a")[1]).To(Equal(watches+13), "twelve refused, then one open")
 		Expect(e.lists("a")).To(Equal(lists), "no relist")
 		Expect(e.rec.failureCalls()).To(BeEmpty())

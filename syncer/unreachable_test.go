@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/kubesync/kubesync/internal/bounds"
 	"github.com/kubesync/kubesync/syncer"
 )
 
@@ -61,12 +62,22 @@ var _ = Describe("A type whose requests do not reach the apiserver", func() {
 		Entry("connection refused", refused, func(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }),
 	)
 
-	It("reports nothing for failures shorter than the stated time", func() {
-		fail(refused)
-		drive(clock.FakeClock, 20*time.Second, 250*time.Millisecond)
-		fail(nil)
-		driveUntil(clock, 250*time.Millisecond, time.Minute, func() bool { return e.api["a"].OpenWatches() == 1 })
-		drive(clock.FakeClock, time.Minute, time.Second)
+	It("reports nothing for failures shorter than the stated time, each timed from its own start", func() {
+		// The second failure begins more than the stated time after the first: it
+		// is reported if the first's start outlives the server's answer.
+		for range 2 {
+			before := e.counts("a")
+			requests := func() int { now := e.counts("a"); return now[0] - before[0] + now[1] - before[1] }
+			fail(refused)
+			// Every retry the 20s allow is made, each failing, before the server answers.
+			most := bounds.MaxAttempts(rateBackoff, 20*time.Second) + 1
+			n := driveParked(clock, 20*time.Second, 250*time.Millisecond, budget{count: requests, most: most})
+			Expect(n).To(BeNumerically(">=", 2), "it kept retrying")
+			fail(nil)
+			driveUntil(clock, 250*time.Millisecond, time.Minute, func() bool { return e.api["a"].OpenWatches() == 1 })
+			clock.Step(time.Second) // the watch serves a while: the backoff decays
+		}
 		Expect(e.rec.failureCalls()).To(BeEmpty())
+		Expect(e.s.TypeStatus()[0].Failure).To(Equal(syncer.NoFailure))
 	})
 })

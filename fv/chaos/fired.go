@@ -8,8 +8,10 @@ import (
 
 	"github.com/sirupsen/logrus"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kubesync/kubesync/internal/samples"
+	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 )
 
@@ -133,6 +135,30 @@ func (tg *target) canary(ctx context.Context, st Step) string {
 		return ""
 	}
 	return name
+}
+
+// holdSlow makes the consumer slow for d, and then until a call has found it
+// slow, for up to faultTimeout: the syncer may have nothing to deliver for a
+// while (an apiserver that restarts just before), and a fault that held no call
+// proves nothing. Canaries give it something to deliver. It reports whether a
+// call was held.
+func (tg *target) holdSlow(ctx context.Context, d time.Duration) bool {
+	held := tg.consumer.heldCalls()
+	resume := tg.consumer.slow()
+	defer resume()
+	provoke := Step{Kind: SlowConsumer, Type: resources.ServiceAccounts}
+	tg.canary(ctx, provoke)
+	slow, cancel := context.WithTimeout(ctx, d)
+	<-slow.Done()
+	cancel()
+	_ = wait.PollUntilContextTimeout(ctx, time.Second, faultTimeout, true, func(ctx context.Context) (bool, error) {
+		if tg.consumer.heldCalls() > held {
+			return true, nil
+		}
+		tg.canary(ctx, provoke)
+		return false, nil
+	})
+	return tg.consumer.heldCalls() > held
 }
 
 // Trigger counts a kind's faults in one flavour: scheduled (injected), fired, and

@@ -126,11 +126,7 @@ func (tg *target) do(ctx context.Context, st Step) (w window, err error) {
 		w.canary = tg.canary(ctx, st)
 		err = hold(ctx, st.Hold)
 	case SlowConsumer:
-		held := tg.consumer.heldCalls()
-		resume := tg.consumer.slow()
-		err = hold(ctx, st.Hold)
-		w.fired = tg.consumer.heldCalls() > held
-		resume()
+		w.fired = tg.holdSlow(ctx, st.Hold)
 	case Relist:
 		ctx, cancel := context.WithTimeout(ctx, faultTimeout)
 		defer cancel()

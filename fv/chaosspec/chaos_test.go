@@ -33,7 +33,7 @@ var _ = Describe("Chaos", Label("chaos"), func() {
 		}
 	}
 
-	It("ends equal to the server, every write seen, within its request budget, flat, after a seeded mix of faults that each fired and were seen", func(ctx SpecContext) {
+	It("ends equal to the server, every write seen, within its request budget, flat, after a seeded mix of faults, each kind of which fired and was seen", func(ctx SpecContext) {
 		report, err := chaos.Run(ctx, chaos.Config{Seed: seed, Duration: duration, Log: GinkgoWriter})
 		Expect(err).NotTo(HaveOccurred(), "the chaos run of seed %d could not be made", seed)
 		var md strings.Builder
