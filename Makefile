@@ -38,10 +38,14 @@ unit:
 	$(GO) test -race -count=1 $(UNITPKGS)
 
 # The fv specs are split into packages (fv, fv/command, fv/warmstart, fv/soak,
-# fv/liveness, fv/chaosspec, fv/fleet, fv/harness, fv/ha), each with its own control plane, and most of their time
-# is spent waiting on it: TESTP packages run at once, more than the cores, so that
-# those waits overlap each other and the compiles.
-TESTP ?= 4
+# fv/liveness, fv/chaosspec, fv/fleet, fv/harness, fv/ha), each with its own
+# control plane, and most of their time is spent waiting on it: TESTP packages run
+# at once, more than the cores, so that those waits overlap each other and the
+# compiles. go test's -p counts a running test binary as one of its slots, so the
+# four longest (LONGPKGS, about 3½ minutes each of mostly fixed windows) would
+# hold four slots and leave the cores idle; the other two compile and run the
+# remaining packages in those windows.
+TESTP ?= 6
 
 # The packages whose specs start a control plane (package controlplane, and
 # those whose tests link it); every other package is a unit package. go test starts
