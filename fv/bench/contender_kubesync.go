@@ -2,137 +2,113 @@ package bench
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"k8s.io/client-go/rest"
 
+	"github.com/kubesync/kubesync/fv/orchestrate"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/snapshot"
 	"github.com/kubesync/kubesync/syncer"
 )
 
-// kubesync is contenders (a), (a-paged), (b) and (b-index).
-type kubesync struct {
-	s      *syncer.Syncer
-	cb     *kubesyncCallbacks
-	cancel context.CancelFunc
-}
-
-type kubesyncCallbacks struct {
-	store   *snapshot.Store // nil: count only
+// syncing is contenders (a) to (d) and the experiments: kubesync or informers
+// (orchestrate's contenders), and the tracker of their relist.
+type syncing struct {
+	c       orchestrate.Contender
+	store   *snapshot.Store // kubesync's, nil for none
 	kinds   []string
 	objects atomic.Int64
-	synced  chan struct{}
-	once    sync.Once
 	tr      *tracker
+	// kubesync's status stays InSync through a relist: its Observer tells the
+	// tracker that a list started. An informer relists when it is told.
+	observed bool
 }
 
-func (k *kubesyncCallbacks) OnStatusUpdated(st syncer.SyncStatus) {
-	if k.store != nil {
-		k.store.OnStatusUpdated(st)
-	}
-	k.tr.status(st == syncer.InSync)
-	if st == syncer.InSync {
-		k.once.Do(func() { close(k.synced) })
-	}
-}
-
-func (k *kubesyncCallbacks) OnUpdates(ups []syncer.Update) {
-	if k.store != nil {
-		k.store.OnUpdates(ups)
-	}
-	for i := range ups {
-		switch ups[i].UpdateType {
-		case syncer.KVNew:
-			k.objects.Add(1)
-		case syncer.KVDeleted:
-			k.objects.Add(-1)
-		}
-	}
-	if k.tr.armed.Load() {
-		for i := range ups {
-			if ups[i].Value != nil {
-				v, _ := resources.Decoded(ups[i].Value) // a lazy value: read it, as a consumer would
-				k.tr.observe(v)
-			}
-		}
-	}
-}
-
-func newKubesync(kind string, wl *workload, cfg *rest.Config) (*kubesync, error) {
-	cb := &kubesyncCallbacks{synced: make(chan struct{}), tr: newTracker(true)}
+func newSyncing(wl *workload) *syncing {
+	s := &syncing{tr: newTracker()}
 	for _, t := range wl.types() {
-		cb.kinds = append(cb.kinds, t.Kind)
+		s.kinds = append(s.kinds, t.Kind)
 	}
+	return s
+}
+
+func (s *syncing) tell() orchestrate.Tell {
+	return orchestrate.Tell{
+		Objects: func(n int) { s.objects.Add(int64(n)) },
+		Wants:   func(string) bool { return s.tr.armed.Load() },
+		Object:  s.tr.observe,
+		Status:  s.tr.status,
+	}
+}
+
+func newKubesync(kind string, wl *workload, cfg *rest.Config) (*syncing, error) {
+	s := newSyncing(wl)
+	s.observed = true
+	// A consumer that counts updates reads no value: lazy values leave every
+	// body undecoded; the compact Store keeps them as their bytes.
+	lazy := syncer.WithLazyValues()
 	var opts []syncer.Option
 	typ := wl.typ
 	switch kind {
 	case KubesyncNoStore:
-		// A consumer that counts updates reads no value: lazy values leave every
-		// body undecoded.
-		opts = append(opts, syncer.WithLazyValues())
+		opts = append(opts, lazy)
 	case KubesyncStore:
-		// The compact Store: values arrive lazy and are kept as their bytes.
-		cb.store = snapshot.NewStore()
-		opts = append(opts, syncer.WithLazyValues())
+		s.store = snapshot.NewStore()
+		opts = append(opts, lazy)
 	case KubesyncStoreIndex:
-		cb.store = snapshot.NewStore(labelIndexes(cb.kinds)...)
-		opts = append(opts, syncer.WithLazyValues())
+		s.store = snapshot.NewStore(labelIndexes(s.kinds)...)
+		opts = append(opts, lazy)
 	case KubesyncPaged:
-		opts = append(opts, syncer.WithLazyValues(), syncer.WithInitialList(syncer.Paged))
+		opts = append(opts, lazy, syncer.WithInitialList(syncer.Paged))
 	default:
-		var x []syncer.Option
-		var store, ok bool
-		if x, typ, store, ok = experimentOptions(kind, typ); ok {
-			if store {
-				cb.store = snapshot.NewStore()
-			}
-			opts = append(opts, x...)
+		var store bool
+		opts, typ, store = experimentOptions(kind, typ)
+		if store {
+			s.store = snapshot.NewStore()
 		}
 	}
-	opts = append(opts, syncer.WithPageSize(pageSize), syncer.WithObserver(relistObserver{tr: cb.tr}))
-	s, err := syncer.New(cfg, append([]resources.Type{typ}, wl.types()[1:]...), cb, opts...)
-	if err != nil {
-		return nil, err
-	}
-	return &kubesync{s: s, cb: cb}, nil
+	opts = append(opts, syncer.WithPageSize(pageSize), syncer.WithObserver(relistObserver{tr: s.tr}))
+	c, err := orchestrate.NewKubesync(cfg, append([]resources.Type{typ}, wl.types()[1:]...), s.store, s.tell(), opts...)
+	s.c = c
+	return s, err
 }
 
-func (k *kubesync) sync(ctx context.Context) (int, error) {
-	runCtx, cancel := context.WithCancel(context.Background())
-	k.cancel = cancel
-	k.s.Start(runCtx)
+func newInformer(strip bool, wl *workload, cfg *rest.Config) (*syncing, error) {
+	s := newSyncing(wl)
+	c, err := orchestrate.NewInformer(cfg, wl.types(), strip, s.tell())
+	s.c = c
+	return s, err
+}
+
+func (s *syncing) sync(ctx context.Context) (int, error) {
+	s.c.Start(ctx)
 	select {
-	case <-k.cb.synced:
+	case <-s.c.Synced():
 	case <-ctx.Done():
 		return 0, ctx.Err()
 	}
-	if k.cb.store != nil {
-		n := 0
-		for _, kind := range k.cb.kinds {
-			n += k.cb.store.Len(kind)
-		}
-		return n, nil
+	if s.store == nil {
+		return int(s.objects.Load()), nil
 	}
-	return int(k.cb.objects.Load()), nil
-}
-
-func (k *kubesync) arm(token string, expected int) { k.cb.tr.arm(token, expected) }
-
-func (k *kubesync) relisted(ctx context.Context) (time.Time, int, bool, error) {
-	at, n, err := k.cb.tr.wait(ctx)
-	k.cb.tr.mu.Lock()
-	saw := k.cb.tr.relisted
-	k.cb.tr.mu.Unlock()
-	return at, n, saw, err
-}
-
-func (k *kubesync) stop() {
-	k.s.Stop()
-	k.s.Wait()
-	if k.cancel != nil {
-		k.cancel()
+	n := 0
+	for _, kind := range s.kinds {
+		n += s.store.Len(kind)
 	}
+	return n, nil
 }
+
+func (s *syncing) arm(token string, expected int) { s.tr.arm(token, expected) }
+
+func (s *syncing) relisted(ctx context.Context) (time.Time, int, bool, error) {
+	at, n, err := s.tr.wait(ctx)
+	if !s.observed {
+		return at, n, err == nil, err
+	}
+	s.tr.mu.Lock()
+	defer s.tr.mu.Unlock()
+	return at, n, s.tr.relisted, err
+}
+
+func (s *syncing) stop() { s.c.Stop() }
