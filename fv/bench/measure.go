@@ -1,13 +1,11 @@
 package bench
 
 import (
-	"bufio"
-	"fmt"
 	"os"
 	"runtime"
 	"runtime/debug"
-	"strconv"
-	"strings"
+
+	"github.com/kubesync/kubesync/fv/orchestrate"
 )
 
 // Memory is what a contender reads about itself.
@@ -27,7 +25,7 @@ func ReadMemory() (Memory, error) {
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	st, err := procStatus("/proc/self/status")
+	st, err := orchestrate.ProcStatus("/proc/self/status")
 	if err != nil {
 		return Memory{}, err
 	}
@@ -46,39 +44,6 @@ func liveHeap() uint64 {
 // /proc/self/clear_refs).
 func ResetPeakRSS() error {
 	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
-}
-
-// procStatus reads the kB fields of a /proc/PID/status file, in bytes.
-func procStatus(path string) (map[string]uint64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	out := map[string]uint64{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		name, rest, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		fields := strings.Fields(rest)
-		if len(fields) != 2 || fields[1] != "kB" {
-			continue
-		}
-		n, err := strconv.ParseUint(fields[0], 10, 64)
-		if err != nil {
-			continue
-		}
-		out[name] = n * 1024
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	if _, ok := out["VmHWM"]; !ok {
-		return nil, fmt.Errorf("%s has no VmHWM", path)
-	}
-	return out, nil
 }
 
 // gcPercent returns the GOGC in effect (-1 when GC is off).

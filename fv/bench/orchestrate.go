@@ -61,7 +61,7 @@ type RunResult struct {
 // report.
 func Run(ctx context.Context, o Options) (*Report, error) {
 	logf := orchestrate.Logf(o.Log)
-	rep := &Report{Options: o, Machine: ReadMachine(), Started: time.Now()}
+	rep := &Report{Options: o, Machine: orchestrate.ReadMachine(), Started: time.Now()}
 
 	logf("starting the control plane (logs in %s)", o.LogDir)
 	var defs []*apiextensionsv1.CustomResourceDefinition
@@ -103,14 +103,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep.LoadAvgBefore = loadAvg()
+	rep.LoadAvgBefore = orchestrate.LoadAvg()
 	run := func(l loaded, changed []string, kind string, run int) (RunResult, error) {
 		return runOne(ctx, o, px, etcd, kubeconfig, l.wl, changed, kind, run)
 	}
 	if err := runContenders(ctx, o, loads, run, rep, logf); err != nil {
 		return nil, err
 	}
-	rep.LoadAvgAfter = loadAvg()
+	rep.LoadAvgAfter = orchestrate.LoadAvg()
 	rep.Finished = time.Now()
 	return rep, nil
 }

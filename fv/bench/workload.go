@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubesync/kubesync/fv/orchestrate"
 	"github.com/kubesync/kubesync/internal/wire"
 	"github.com/kubesync/kubesync/resources"
 )
@@ -142,16 +143,11 @@ var workloads = map[string]*workload{
 
 // newNetworkSet makes a NetworkSet with the bench labels and 10 nets.
 func newNetworkSet(ns, name string, i, _ int) runtime.Object {
-	nets := make([]any, 10)
+	nets := make([]string, 10)
 	for j := range nets {
 		nets[j] = fmt.Sprintf("10.%d.%d.%d/32", i/65536%256, i/256%256, (i+j)%256)
 	}
-	u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"nets": nets}}}
-	u.SetGroupVersionKind(resources.CalicoGroupVersion.WithKind("NetworkSet"))
-	u.SetNamespace(ns)
-	u.SetName(name)
-	u.SetLabels(benchLabels(i))
-	return u
+	return orchestrate.NetworkSet(ns, name, benchLabels(i), nets...)
 }
 
 // newGlobalNetworkPolicy makes a policy with an ingress and an egress rule.

@@ -192,18 +192,9 @@ func (c Cluster) newEndpointSlice(i int) *discoveryv1.EndpointSlice {
 }
 
 func (c Cluster) newNetworkSet(i int) *unstructured.Unstructured {
-	nets := make([]any, 4)
+	nets := make([]string, 4)
 	for j := range nets {
 		nets[j] = fmt.Sprintf("192.%d.%d.%d/32", 168+j, i/256%256, i%256)
 	}
-	labels := map[string]any{}
-	for k, v := range appLabels(i) {
-		labels[k] = v
-	}
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": resources.CalicoGroupVersion.String(),
-		"kind":       "NetworkSet",
-		"metadata":   map[string]any{"name": fmt.Sprintf("netset-%05d", i), "namespace": c.namespace(i), "labels": labels},
-		"spec":       map[string]any{"nets": nets},
-	}}
+	return orchestrate.NetworkSet(c.namespace(i), fmt.Sprintf("netset-%05d", i), appLabels(i), nets...)
 }

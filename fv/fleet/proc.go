@@ -5,7 +5,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/kubesync/kubesync/fv/bench"
 	"github.com/kubesync/kubesync/fv/orchestrate"
 )
 
@@ -38,7 +37,7 @@ func (p Proc) Read() (ProcReading, error) {
 	if err != nil {
 		return ProcReading{}, err
 	}
-	st, err := bench.ProcStatus(p.PID)
+	st, err := orchestrate.ProcStatus(fmt.Sprintf("/proc/%d/status", p.PID))
 	if err != nil {
 		return ProcReading{}, err
 	}

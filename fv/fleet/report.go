@@ -7,13 +7,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubesync/kubesync/fv/bench"
+	"github.com/kubesync/kubesync/fv/orchestrate"
 )
 
 // Report is one fleet run's results.
 type Report struct {
 	Options       Options
-	Machine       bench.Machine
+	Machine       orchestrate.Machine
 	ServerVersion string
 	Started       time.Time
 	Finished      time.Time
@@ -45,7 +45,7 @@ func (r *Report) Run(name string) (Figures, bool) {
 
 func (f Figures) summary() string {
 	return fmt.Sprintf("%.1f s, apiserver CPU %.1f s, peak RSS %s, sent %s, LIST %.0f, WATCH %.0f (initial-state %.0f)",
-		f.Seconds, f.APICPU, mib(float64(f.APIPeakRSS)), mib(float64(f.BytesSent)), f.Lists, f.Watches, f.WatchLists)
+		f.Seconds, f.APICPU, orchestrate.MiB(float64(f.APIPeakRSS)), orchestrate.MiB(float64(f.BytesSent)), f.Lists, f.Watches, f.WatchLists)
 }
 
 // Target is a goal for the warm rolling restart against the cold one.
@@ -74,8 +74,8 @@ var Targets = []Target{
 	{Name: "LIST requests", Max: 0, of: func(f Figures) float64 { return float64(f.AgentLists) }, Required: true},
 	{Name: "apiserver CPU seconds", Ratio: true, Max: 0.2, of: func(f Figures) float64 { return f.APICPU }, Required: true},
 	// The persisted snapshot is every object an agent holds.
-	{Name: "median time to the snapshot per agent (s)", Max: 0.1, of: func(f Figures) float64 { return median(f.ToComplete) }, Required: true},
-	{Name: "median time to InSync per agent", Ratio: true, Max: 0.3, of: func(f Figures) float64 { return median(f.ToInSync) }, Required: true},
+	{Name: "median time to the snapshot per agent (s)", Max: 0.1, of: func(f Figures) float64 { return orchestrate.Median(f.ToComplete) }, Required: true},
+	{Name: "median time to InSync per agent", Ratio: true, Max: 0.3, of: func(f Figures) float64 { return orchestrate.Median(f.ToInSync) }, Required: true},
 }
 
 // Verdict is a target checked on the report.
@@ -153,7 +153,7 @@ func (r *Report) headerMarkdown(p func(string, ...any)) {
 	p("- Machine: %d CPUs (%s), %s memory, Linux %s, %s. Load average before the runs: %s; after: %s."+
 		" The machine is shared: the apiserver, etcd and every agent run on the same cores, and other work may have run at the same time.\n",
 		m.CPUs, m.CPUModel, m.MemTotal, m.Kernel, m.GoVersion, r.LoadAvgBefore, r.LoadAvgAfter)
-	p("- Control plane: kube-apiserver %s and etcd from package controlplane (envtest, loopback, watch cache on)\n", bench.OrUnknown(r.ServerVersion))
+	p("- Control plane: kube-apiserver %s and etcd from package controlplane (envtest, loopback, watch cache on)\n", orchestrate.OrUnknown(r.ServerVersion))
 	p("- Agents: N = %d, each syncing the `dataplane` watcher set (%d types), each with its own client and connection;"+
 		" rolling restarts k = %d at a time\n", o.Agents, len(r.PerType), o.Wave)
 	p("- Cluster: %d namespaces, %d nodes, %d pods, %d services, %d endpointslices, %d Calico networksets;"+
@@ -216,8 +216,8 @@ func (r *Report) totalsMarkdown(p func(string, ...any)) {
 	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, f := range r.Runs {
 		p("| %s | %d | %.1f s | %.1f s | %s | %.1f s | %s | %s | %.0f | %.0f | %.0f | %d | %.1f s | %s |\n", f.Name, f.Agents, f.Seconds,
-			f.APICPU, mib(float64(f.APIPeakRSS)), f.EtcdCPU, mib(float64(f.BytesSent)), mib(f.APIBytes),
-			f.Lists, f.Watches, f.WatchLists, f.Dials, f.FleetCPU, mib(float64(f.FleetPeakRSS)))
+			f.APICPU, orchestrate.MiB(float64(f.APIPeakRSS)), f.EtcdCPU, orchestrate.MiB(float64(f.BytesSent)), orchestrate.MiB(f.APIBytes),
+			f.Lists, f.Watches, f.WatchLists, f.Dials, f.FleetCPU, orchestrate.MiB(float64(f.FleetPeakRSS)))
 	}
 	p("\n")
 }
@@ -324,7 +324,7 @@ func (r *Report) howMarkdown(p func(string, ...any)) {
 func fmtValue(t Target, v float64) string {
 	switch t.Name {
 	case "apiserver bytes sent", "apiserver bytes sent, net of the steady state":
-		return mib(v)
+		return orchestrate.MiB(v)
 	case "apiserver CPU seconds", "median time to InSync per agent":
 		return fmt.Sprintf("%.2f s", v)
 	case "median time to the snapshot per agent (s)":
@@ -353,12 +353,10 @@ func spread(xs []float64) string {
 	if len(xs) == 0 {
 		return "—"
 	}
-	return fmt.Sprintf("%.2f s, %.2f s", median(xs), slices.Max(xs))
+	return fmt.Sprintf("%.2f s, %.2f s", orchestrate.Median(xs), slices.Max(xs))
 }
 
-func median(xs []float64) float64 { return bench.Median(xs) }
-func mib(b float64) string        { return bench.FormatMiB(b) }
-func kib(b float64) string        { return fmt.Sprintf("%.1f KiB", b/(1<<10)) }
+func kib(b float64) string { return fmt.Sprintf("%.1f KiB", b/(1<<10)) }
 
 func orNone(d time.Duration) string {
 	if d <= 0 {

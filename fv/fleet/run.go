@@ -14,7 +14,6 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kubesync/kubesync/controlplane"
-	"github.com/kubesync/kubesync/fv/bench"
 	"github.com/kubesync/kubesync/fv/orchestrate"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/watchersets"
@@ -99,7 +98,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 		o.Dir = dir
 	}
-	rep := &Report{Options: o, Machine: bench.ReadMachine(), Started: time.Now()}
+	rep := &Report{Options: o, Machine: orchestrate.ReadMachine(), Started: time.Now()}
 	var err error
 	if rep.HAConvergence, err = ReadHAConvergence(o.HAReport); err != nil {
 		return nil, err
@@ -141,11 +140,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	r.writer.Start(o.WriteInterval)
 	defer r.writer.Stop()
-	rep.LoadAvgBefore = bench.LoadAvg()
+	rep.LoadAvgBefore = orchestrate.LoadAvg()
 	if err := r.all(ctx, log); err != nil {
 		return nil, err
 	}
-	rep.LoadAvgAfter = bench.LoadAvg()
+	rep.LoadAvgAfter = orchestrate.LoadAvg()
 	rep.Writes, rep.FailedWrites = r.writer.Writes()
 	rep.Finished = time.Now()
 	return rep, nil
