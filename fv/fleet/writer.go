@@ -19,7 +19,7 @@ import (
 // up with everything written before it.
 type Writer struct {
 	cs      kubernetes.Interface
-	cluster Cluster
+	workload Workload
 	seq     atomic.Int64
 	errs    atomic.Int64
 
@@ -29,14 +29,14 @@ type Writer struct {
 }
 
 // NewWriter returns a Writer for c's pods.
-func NewWriter(cs kubernetes.Interface, c Cluster) *Writer { return &Writer{cs: cs, cluster: c} }
+func NewWriter(cs kubernetes.Interface, c Workload) *Writer { return &Writer{cs: cs, workload: c} }
 
 // Write makes the next write and returns its sequence number.
 func (w *Writer) Write(ctx context.Context) (int64, error) {
 	n := w.seq.Add(1)
-	i := int(n % int64(w.cluster.Pods))
+	i := int(n % int64(w.workload.Pods))
 	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, SeqAnnotation, strconv.FormatInt(n, 10))
-	_, err := w.cs.CoreV1().Pods(w.cluster.namespace(i)).Patch(ctx, fmt.Sprintf("pod-%05d", i), types.MergePatchType, patch, metav1.PatchOptions{})
+	_, err := w.cs.CoreV1().Pods(w.workload.namespace(i)).Patch(ctx, fmt.Sprintf("pod-%05d", i), types.MergePatchType, patch, metav1.PatchOptions{})
 	if err != nil {
 		return 0, fmt.Errorf("write %d: %w", n, err)
 	}
