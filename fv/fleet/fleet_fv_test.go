@@ -21,7 +21,7 @@ var _ = Describe("a small fleet", Ordered, func() {
 	BeforeAll(func(ctx SpecContext) {
 		o := fleet.Options{
 			Agents: agents, Wave: 1,
-			Workload:       fleet.Workload{Namespaces: 2, Nodes: agents, Pods: 60, Services: 10, EndpointSlices: 20, NetworkSets: 100},
+			Workload:      fleet.Workload{Namespaces: 2, Nodes: agents, Pods: 60, Services: 10, EndpointSlices: 20, NetworkSets: 100},
 			Workers:       8,
 			WriteInterval: 200 * time.Millisecond,
 			Informers:     true,

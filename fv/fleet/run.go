@@ -21,10 +21,10 @@ import (
 
 // Options configure a fleet run. DefaultOptions gives the full run.
 type Options struct {
-	Agents  int     // N
-	Wave    int     // k: agents restarted at a time in a rolling restart
+	Agents   int      // N
+	Wave     int      // k: agents restarted at a time in a rolling restart
 	Workload Workload // objects loaded before the runs
-	Workers int     // concurrent creates while loading
+	Workers  int      // concurrent creates while loading
 	// WriteInterval is the pace of the background writes (one pod changed per
 	// write) during every run; 0 writes only the barriers.
 	WriteInterval time.Duration

@@ -18,10 +18,10 @@ import (
 // on pod n mod Pods. An agent that has seen write n, and is in sync, has caught
 // up with everything written before it.
 type Writer struct {
-	cs      kubernetes.Interface
+	cs       kubernetes.Interface
 	workload Workload
-	seq     atomic.Int64
-	errs    atomic.Int64
+	seq      atomic.Int64
+	errs     atomic.Int64
 
 	mu     sync.Mutex
 	cancel context.CancelFunc
