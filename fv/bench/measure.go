@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"os"
 	"runtime"
 	"runtime/debug"
 
@@ -11,7 +10,7 @@ import (
 // Memory is what a contender reads about itself.
 type Memory struct {
 	// PeakRSS is VmHWM: the peak resident set size since the process started or
-	// since the last ResetPeakRSS.
+	// since the last reset (Proc.ResetPeak).
 	PeakRSS uint64 `json:"peak_rss"`
 	// RSS is VmRSS now.
 	RSS uint64 `json:"rss"`
@@ -38,12 +37,6 @@ func liveHeap() uint64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.HeapAlloc
-}
-
-// ResetPeakRSS resets VmHWM to the current RSS (Linux ≥ 4.0: "5" written to
-// /proc/self/clear_refs).
-func ResetPeakRSS() error {
-	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
 }
 
 // gcPercent returns the GOGC in effect (-1 when GC is off).

@@ -218,7 +218,7 @@ func runOne(ctx context.Context, o Options, px *controlplane.Proxy, etcd *client
 	if o.ProfileDir != "" {
 		args = append(args, "-profile", filepath.Join(o.ProfileDir, fmt.Sprintf("%s-%s-%d", wl.name, kind, run)))
 	}
-	apiserver := findProcess("kube-apiserver")
+	apiserver, _ := orchestrate.FindChild("kube-apiserver") // not found: no CPU figure
 	cpu0 := apiserverCPU(apiserver)
 	p, err := startContender(o.Exe, args, filepath.Join(o.LogDir, fmt.Sprintf("%s-%s-%d.log", wl.name, kind, run)))
 	if err != nil {
@@ -325,15 +325,15 @@ func compact(ctx context.Context, etcd *clientv3.Client) error {
 	return nil
 }
 
-// apiserverCPU returns the CPU seconds of the kube-apiserver process pid, 0 when
+// apiserverCPU returns the CPU seconds of the kube-apiserver process p, 0 when
 // unknown.
-func apiserverCPU(pid int) float64 {
-	if pid == 0 {
+func apiserverCPU(p orchestrate.Proc) float64 {
+	if p.PID == 0 {
 		return 0
 	}
-	cpu, err := ProcCPU(pid)
+	r, err := p.Read()
 	if err != nil {
 		return 0
 	}
-	return cpu
+	return r.CPU.Seconds()
 }

@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubesync/kubesync/fv/orchestrate"
 )
 
 // Writer changes the cluster while the fleet runs: write n sets SeqAnnotation=n
@@ -55,20 +57,13 @@ func (w *Writer) Start(interval time.Duration) {
 	w.cancel, w.done = cancel, make(chan struct{})
 	go func() {
 		defer close(w.done)
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-				if _, err := w.Write(wctx); err != nil {
-					w.errs.Add(1)
-				}
-				cancel()
+		orchestrate.Every(ctx, interval, func() {
+			wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			if _, err := w.Write(wctx); err != nil {
+				w.errs.Add(1)
 			}
-		}
+		})
 	}()
 }
 
