@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
 )
 
 // Sample is one reading of a contender's resident set and CPU time, taken every
