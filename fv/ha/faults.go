@@ -25,14 +25,14 @@ func Inject(ctx context.Context, c *orchestrate.Cluster, st Step) error {
 	case Lag:
 		c.EtcdLink.Pause()
 		defer c.EtcdLink.Resume()
-		return sleep(ctx, st.Hold)
+		return orchestrate.Sleep(ctx, st.Hold)
 	case Drain:
 		name := orchestrate.ServerName(st.Server)
 		if err := c.LB.Out(name); err != nil {
 			return err
 		}
 		defer func() { _ = c.LB.In(name) }()
-		return sleep(ctx, st.Hold)
+		return orchestrate.Sleep(ctx, st.Hold)
 	}
 	return fmt.Errorf("no such fault: %s", st.Kind)
 }
@@ -49,7 +49,7 @@ func (s Schedule) Run(ctx context.Context, c *orchestrate.Cluster, logf func(for
 		errs []error
 	)
 	for i, st := range s.Steps {
-		if err := sleep(ctx, time.Until(start.Add(st.At))); err != nil {
+		if err := orchestrate.Sleep(ctx, time.Until(start.Add(st.At))); err != nil {
 			mu.Lock()
 			errs = append(errs, err)
 			mu.Unlock()
@@ -77,15 +77,4 @@ func (s Schedule) Run(ctx context.Context, c *orchestrate.Cluster, logf func(for
 	}
 	wg.Wait()
 	return time.Now(), errors.Join(errs...)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
