@@ -61,7 +61,7 @@ type RunResult struct {
 // report.
 func Run(ctx context.Context, o Options) (*Report, error) {
 	logf := orchestrate.Logf(o.Log)
-	rep := &Report{Options: o, Machine: orchestrate.ReadMachine(), Started: time.Now()}
+	rep := &Report{Session: orchestrate.Begin(), Options: o}
 
 	logf("starting the control plane (logs in %s)", o.LogDir)
 	var defs []*apiextensionsv1.CustomResourceDefinition
@@ -111,8 +111,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err := runContenders(ctx, o, loads, run, rep, logf); err != nil {
 		return nil, err
 	}
-	rep.LoadAvgAfter = orchestrate.LoadAvg()
-	rep.Finished = time.Now()
+	rep.End()
 	return rep, nil
 }
 

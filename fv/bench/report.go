@@ -10,15 +10,10 @@ import (
 
 // Report is the outcome of Run.
 type Report struct {
-	Options       Options
-	Machine       orchestrate.Machine
-	ServerVersion string
-	Started       time.Time
-	Finished      time.Time
-	Workloads     []WorkloadInfo
-	Results       []RunResult
-	LoadAvgBefore string
-	LoadAvgAfter  string
+	orchestrate.Session
+	Options   Options
+	Workloads []WorkloadInfo
+	Results   []RunResult
 	// Charts maps a workload to its chart's file, relative to the report
 	// (WriteCharts); Markdown embeds them.
 	Charts map[string]string

@@ -12,20 +12,15 @@ import (
 
 // Report is one fleet run's results.
 type Report struct {
-	Options       Options
-	Machine       orchestrate.Machine
-	ServerVersion string
-	Started       time.Time
-	Finished      time.Time
-	LoadSeconds   float64
+	orchestrate.Session
+	Options     Options
+	LoadSeconds float64
 	// Objects is what each agent holds once in sync; PerType by type name.
-	Objects       int
-	PerType       map[string]int
-	Writes        int64 // background writes and barriers
-	FailedWrites  int64 // writes refused while the apiserver restarted
-	LoadAvgBefore string
-	LoadAvgAfter  string
-	Runs          []Figures
+	Objects      int
+	PerType      map[string]int
+	Writes       int64 // background writes and barriers
+	FailedWrites int64 // writes refused while the apiserver restarted
+	Runs         []Figures
 	// HAConvergence is the fv HA spec's time from the last fault to convergence,
 	// in seconds, read from Options.HAReport; 0 when not given.
 	HAConvergence float64

@@ -98,7 +98,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 		o.Dir = dir
 	}
-	rep := &Report{Options: o, Machine: orchestrate.ReadMachine(), Started: time.Now()}
+	rep := &Report{Session: orchestrate.Begin(), Options: o}
 	var err error
 	if rep.HAConvergence, err = ReadHAConvergence(o.HAReport); err != nil {
 		return nil, err
@@ -144,9 +144,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err := r.all(ctx, log); err != nil {
 		return nil, err
 	}
-	rep.LoadAvgAfter = orchestrate.LoadAvg()
+	rep.End()
 	rep.Writes, rep.FailedWrites = r.writer.Writes()
-	rep.Finished = time.Now()
 	return rep, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Machine describes where a run ran, for its report.
@@ -20,6 +21,22 @@ type Machine struct {
 	GOGC       string
 	GOMEMLIMIT string
 }
+
+// Session is where and when a run of the benchmark or the fleet ran, for its
+// report: Begin starts it, End ends it; the load average before is read once
+// the cluster is loaded.
+type Session struct {
+	Machine                     Machine
+	ServerVersion               string
+	Started, Finished           time.Time
+	LoadAvgBefore, LoadAvgAfter string
+}
+
+// Begin starts a Session now, on this machine.
+func Begin() Session { return Session{Machine: ReadMachine(), Started: time.Now()} }
+
+// End ends the session now.
+func (s *Session) End() { s.LoadAvgAfter, s.Finished = LoadAvg(), time.Now() }
 
 // ReadMachine describes this machine.
 func ReadMachine() Machine {
