@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,7 +22,7 @@ import (
 
 	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/crds"
-	"github.com/kubesync/kubesync/fv/bench"
+	"github.com/kubesync/kubesync/fv/orchestrate"
 	"github.com/kubesync/kubesync/internal/samples"
 	"github.com/kubesync/kubesync/internal/wire/meta"
 	"github.com/kubesync/kubesync/resources"
@@ -167,36 +166,17 @@ func createNetworkSets(ctx context.Context, cfg *rest.Config, n int) error {
 			return err
 		}
 	}
-	next := make(chan int)
-	errs := make(chan error, workers)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				ns := fmt.Sprintf("bench-crd-%03d", i/perNS)
-				obj := bench.NewNetworkSet(ns, fmt.Sprintf("ns-%06d", i), i)
-				if _, err := dyn.Resource(resources.NetworkSets.GVR).Namespace(ns).Create(ctx, obj, metav1.CreateOptions{}); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
-	}
-	var first error
-	for i := 0; i < n && first == nil; i++ {
-		select {
-		case next <- i:
-		case first = <-errs:
+	return orchestrate.Parallel(ctx, n, workers, func(ctx context.Context, i int) error {
+		ns := fmt.Sprintf("bench-crd-%03d", i/perNS)
+		nets := make([]string, 10)
+		for j := range nets {
+			nets[j] = fmt.Sprintf("10.%d.%d.%d/32", i/65536%256, i/256%256, (i+j)%256)
 		}
-	}
-	close(next)
-	wg.Wait()
-	if first == nil && len(errs) > 0 {
-		first = <-errs
-	}
-	return first
+		labels := map[string]string{"app.kubernetes.io/name": "kubesync-bench", "app.kubernetes.io/instance": fmt.Sprintf("instance-%d", i%97)}
+		obj := orchestrate.NetworkSet(ns, fmt.Sprintf("ns-%06d", i), labels, nets...)
+		_, err := dyn.Resource(resources.NetworkSets.GVR).Namespace(ns).Create(ctx, obj, metav1.CreateOptions{})
+		return err
+	})
 }
 
 // listAs lists every NetworkSet in one request, asking for mediaType, and checks

@@ -179,7 +179,7 @@ func serveCommands(ctx context.Context, kind string, c contender, in io.Reader, 
 		case "exit":
 			return nil
 		case "relist":
-			if err := ResetPeakRSS(); err != nil {
+			if err := orchestrate.Self().ResetPeak(); err != nil {
 				return fmt.Errorf("resetting the peak RSS: %w", err)
 			}
 			win = relistWindow{cpu0: cpuSeconds(), smp: startSampler()}

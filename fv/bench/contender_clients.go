@@ -4,84 +4,13 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"sync/atomic"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/dynamic/dynamicinformer"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/cache"
-	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 
-	"github.com/kubesync/kubesync/fv/orchestrate"
 	"github.com/kubesync/kubesync/internal/wire"
 )
-
-// informer is contenders (c) and (d): a SharedInformer from the informer factory,
-// with its defaults, and an event handler that counts.
-type informer struct {
-	factory factories
-	regs    []cache.ResourceEventHandlerRegistration
-	added   atomic.Int64
-	tr      *tracker
-	stopCh  chan struct{}
-}
-
-func newInformer(strip bool, wl *workload, cfg *rest.Config) (*informer, error) {
-	cs, dyn, err := orchestrate.NewClients(cfg)
-	if err != nil {
-		return nil, err
-	}
-	i := &informer{tr: newTracker(false), stopCh: make(chan struct{})}
-	i.factory = factories{typed: informers.NewSharedInformerFactory(cs, 0),
-		dynamic: dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0)}
-	for _, part := range wl.parts() {
-		inf := part.informer(i.factory)
-		if strip {
-			if err := inf.SetTransform(crcache.TransformStripManagedFields()); err != nil {
-				return nil, err
-			}
-		}
-		reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-			AddFunc:    func(obj any) { i.added.Add(1); i.tr.observe(obj) },
-			UpdateFunc: func(_, obj any) { i.tr.observe(obj) },
-			DeleteFunc: func(any) { i.added.Add(-1) },
-		})
-		if err != nil {
-			return nil, err
-		}
-		i.regs = append(i.regs, reg)
-	}
-	return i, nil
-}
-
-func (i *informer) sync(ctx context.Context) (int, error) {
-	i.factory.typed.Start(i.stopCh)
-	i.factory.dynamic.Start(i.stopCh)
-	for _, reg := range i.regs {
-		select {
-		case <-reg.HasSyncedChecker().Done():
-		case <-ctx.Done():
-			return 0, ctx.Err()
-		}
-	}
-	return int(i.added.Load()), nil
-}
-
-func (i *informer) arm(token string, expected int) { i.tr.arm(token, expected) }
-
-func (i *informer) relisted(ctx context.Context) (time.Time, int, bool, error) {
-	at, n, err := i.tr.wait(ctx)
-	return at, n, err == nil, err
-}
-
-func (i *informer) stop() {
-	close(i.stopCh)
-	i.factory.typed.Shutdown()
-	i.factory.dynamic.Shutdown()
-}
 
 // pagedList is contender (e): a paged list that decodes each page and drops it.
 // Its relist is the same list again, once the apiserver is back.

@@ -1,14 +1,11 @@
 package bench
 
 import (
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/kubesync/kubesync/fv/orchestrate"
 )
 
 // Sample is one reading of a contender's resident set and CPU time, taken every
@@ -99,21 +96,4 @@ func (s *sampler) stop() []Sample {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.out
-}
-
-// ProcCPU returns the user plus system CPU seconds of process pid, from
-// /proc/PID/stat.
-func ProcCPU(pid int) (float64, error) {
-	_, _, cpu, err := orchestrate.ReadStat(fmt.Sprintf("/proc/%d/stat", pid))
-	return cpu.Seconds(), err
-}
-
-// findProcess returns the pid of the one process whose command name is comm and
-// whose parent is this process (the control plane's kube-apiserver), or 0.
-func findProcess(comm string) int {
-	pid, err := orchestrate.FindChild(comm)
-	if err != nil {
-		return 0
-	}
-	return pid
 }

@@ -11,7 +11,8 @@
 // The orchestrator (Run) starts the control plane, loads the workloads, then starts
 // the benchmark binary again once per contender and run (RunContender), one at a
 // time, interleaved. The two talk over the contender's stdin and stdout, one JSON
-// object a line (see Message and Command). `make bench` runs it; `make test` only
+// object a line (see Message and Command). The kubesync and informer
+// contenders are orchestrate's, which the fleet's agents run too. `make bench` runs it; `make test` only
 // runs the unit tests of the report code.
 //
 // Then the fan-out contenders (fanout.go) run on the same workloads: one syncer

@@ -42,19 +42,19 @@ func init() {
 }
 
 // experimentOptions returns the syncer options and type of an experimental
-// contender, whether it keeps a store, and whether kind is one.
-func experimentOptions(kind string, t resources.Type) ([]syncer.Option, resources.Type, bool, bool) {
+// kubesync contender, and whether it keeps a store.
+func experimentOptions(kind string, t resources.Type) ([]syncer.Option, resources.Type, bool) {
 	switch kind {
 	case ExpNoStoreQueue1k:
-		return []syncer.Option{syncer.WithMaxQueued(1000)}, t, false, true
+		return []syncer.Option{syncer.WithMaxQueued(1000)}, t, false
 	case ExpNoStoreNoGzip:
-		return []syncer.Option{syncer.WithCompression(false)}, t, false, true
+		return []syncer.Option{syncer.WithCompression(false)}, t, false
 	case ExpStoreQueue1k:
-		return []syncer.Option{syncer.WithMaxQueued(1000)}, t, true, true
+		return []syncer.Option{syncer.WithMaxQueued(1000)}, t, true
 	case ExpStoreIntern:
-		return nil, t.WithConvert(internConvert(t)), true, true
+		return nil, t.WithConvert(internConvert(t)), true
 	}
-	return nil, t, false, false
+	return nil, t, false
 }
 
 // internConvert is the default conversion (one KVPair holding the object, managed

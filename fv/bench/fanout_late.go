@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kubesync/kubesync/fv/orchestrate"
 	"github.com/kubesync/kubesync/snapshot"
 	"github.com/kubesync/kubesync/syncer"
 )
@@ -23,7 +24,7 @@ func (f *fanout) lateJoins(ctx context.Context, broker *snapshot.Broker, subs []
 	}
 	join := func(probe func()) (int, error) { return lateJoin(ctx, broker, rewrites, probe) }
 	peakRSS := func(pass func(func()) (int, error)) (uint64, int, error) {
-		if err := ResetPeakRSS(); err != nil {
+		if err := orchestrate.Self().ResetPeak(); err != nil {
 			return 0, 0, err
 		}
 		m0, err := ReadMemory()

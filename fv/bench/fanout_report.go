@@ -3,6 +3,8 @@ package bench
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kubesync/kubesync/fv/orchestrate"
 )
 
 // FanoutSummary is the medians of one fan-out contender on one workload.
@@ -49,9 +51,9 @@ func (r *Report) FanoutSummaries(workload string) []FanoutSummary {
 		if s.Runs == 0 {
 			continue
 		}
-		s.Objects = int(median(objs))
-		s.HeapInuse, s.PeakRSS, s.CPUSeconds, s.SyncSeconds = median(heap), median(peak), median(cpu), median(secs)
-		s.StoreHeap, s.LateRSSExtra, s.LateHeapExtra, s.LateSeconds = median(store), median(lateRSS), median(lateHeap), median(lateSecs)
+		s.Objects = int(orchestrate.Median(objs))
+		s.HeapInuse, s.PeakRSS, s.CPUSeconds, s.SyncSeconds = orchestrate.Median(heap), orchestrate.Median(peak), orchestrate.Median(cpu), orchestrate.Median(secs)
+		s.StoreHeap, s.LateRSSExtra, s.LateHeapExtra, s.LateSeconds = orchestrate.Median(store), orchestrate.Median(lateRSS), orchestrate.Median(lateHeap), orchestrate.Median(lateSecs)
 		out = append(out, s)
 	}
 	return out
@@ -135,7 +137,7 @@ func (r *Report) fanoutMarkdown(b *strings.Builder) {
 				return fmt.Sprintf(" (%.2f×)", v/ref)
 			}
 			label := fmt.Sprintf("Broker, %d subscribers", s.Subscribers)
-			lateRSS, lateHeap, lateT := fmtMiB(s.LateRSSExtra), fmtMiB(s.LateHeapExtra), fmt.Sprintf("%.2f s", s.LateSeconds)
+			lateRSS, lateHeap, lateT := orchestrate.MiB(s.LateRSSExtra), orchestrate.MiB(s.LateHeapExtra), fmt.Sprintf("%.2f s", s.LateSeconds)
 			if s.Subscribers == 1 {
 				label = "Broker, 1 subscriber"
 			}
@@ -150,8 +152,8 @@ func (r *Report) fanoutMarkdown(b *strings.Builder) {
 				h, pk, c = one.HeapInuse, one.PeakRSS, one.CPUSeconds
 			}
 			p("| %s | %s | %s | %s | %.2f s | %s | %s | %s | %s |\n", label,
-				fmtMiB(s.HeapInuse)+ratio(s.HeapInuse, h), fmtMiB(s.PeakRSS)+ratio(s.PeakRSS, pk),
-				fmt.Sprintf("%.2f s", s.CPUSeconds)+ratio(s.CPUSeconds, c), s.SyncSeconds, fmtMiB(s.StoreHeap), lateRSS, lateHeap, lateT)
+				orchestrate.MiB(s.HeapInuse)+ratio(s.HeapInuse, h), orchestrate.MiB(s.PeakRSS)+ratio(s.PeakRSS, pk),
+				fmt.Sprintf("%.2f s", s.CPUSeconds)+ratio(s.CPUSeconds, c), s.SyncSeconds, orchestrate.MiB(s.StoreHeap), lateRSS, lateHeap, lateT)
 		}
 		p("\n")
 	}

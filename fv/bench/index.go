@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"slices"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/kubesync/kubesync/resources"
@@ -19,15 +21,7 @@ var contenderWorkloads = map[string][]string{KubesyncStoreIndex: {"configmaps"}}
 // runsOn says whether contender kind runs on workload wl.
 func runsOn(kind, wl string) bool {
 	only, ok := contenderWorkloads[kind]
-	if !ok {
-		return true
-	}
-	for _, w := range only {
-		if w == wl {
-			return true
-		}
-	}
-	return false
+	return !ok || slices.Contains(only, wl)
 }
 
 // labelIndexes declares, on each kind, an index of the values by instanceLabel,

@@ -1,19 +1,16 @@
 package bench
 
 import (
-	"bufio"
-	"fmt"
-	"os"
 	"runtime"
 	"runtime/debug"
-	"strconv"
-	"strings"
+
+	"github.com/kubesync/kubesync/fv/orchestrate"
 )
 
 // Memory is what a contender reads about itself.
 type Memory struct {
 	// PeakRSS is VmHWM: the peak resident set size since the process started or
-	// since the last ResetPeakRSS.
+	// since the last reset (Proc.ResetPeak).
 	PeakRSS uint64 `json:"peak_rss"`
 	// RSS is VmRSS now.
 	RSS uint64 `json:"rss"`
@@ -27,7 +24,7 @@ func ReadMemory() (Memory, error) {
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	st, err := procStatus("/proc/self/status")
+	st, err := orchestrate.ProcStatus("/proc/self/status")
 	if err != nil {
 		return Memory{}, err
 	}
@@ -40,45 +37,6 @@ func liveHeap() uint64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.HeapAlloc
-}
-
-// ResetPeakRSS resets VmHWM to the current RSS (Linux ≥ 4.0: "5" written to
-// /proc/self/clear_refs).
-func ResetPeakRSS() error {
-	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
-}
-
-// procStatus reads the kB fields of a /proc/PID/status file, in bytes.
-func procStatus(path string) (map[string]uint64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	out := map[string]uint64{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		name, rest, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		fields := strings.Fields(rest)
-		if len(fields) != 2 || fields[1] != "kB" {
-			continue
-		}
-		n, err := strconv.ParseUint(fields[0], 10, 64)
-		if err != nil {
-			continue
-		}
-		out[name] = n * 1024
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	if _, ok := out["VmHWM"]; !ok {
-		return nil, fmt.Errorf("%s has no VmHWM", path)
-	}
-	return out, nil
 }
 
 // gcPercent returns the GOGC in effect (-1 when GC is off).

@@ -61,7 +61,7 @@ type RunResult struct {
 // report.
 func Run(ctx context.Context, o Options) (*Report, error) {
 	logf := orchestrate.Logf(o.Log)
-	rep := &Report{Options: o, Machine: ReadMachine(), Started: time.Now()}
+	rep := &Report{Session: orchestrate.Begin(), Options: o}
 
 	logf("starting the control plane (logs in %s)", o.LogDir)
 	var defs []*apiextensionsv1.CustomResourceDefinition
@@ -103,15 +103,15 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep.LoadAvgBefore = loadAvg()
+	rep.LoadAvgBefore = orchestrate.LoadAvg()
+	b := bed{cl: cl, px: px, etcd: etcd, kubeconfig: kubeconfig}
 	run := func(l loaded, changed []string, kind string, run int) (RunResult, error) {
-		return runOne(ctx, o, px, etcd, kubeconfig, l.wl, changed, kind, run)
+		return runOne(ctx, o, b, l.wl, changed, kind, run)
 	}
 	if err := runContenders(ctx, o, loads, run, rep, logf); err != nil {
 		return nil, err
 	}
-	rep.LoadAvgAfter = loadAvg()
-	rep.Finished = time.Now()
+	rep.End()
 	return rep, nil
 }
 
@@ -209,16 +209,24 @@ func (r RunResult) summary() string {
 
 func mib(b uint64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 
+// bed is what every contender run stands on: the control plane, the proxy in
+// front of it, an etcd client, and the proxy's kubeconfig.
+type bed struct {
+	cl         *orchestrate.Cluster
+	px         *controlplane.Proxy
+	etcd       *clientv3.Client
+	kubeconfig string
+}
+
 // runOne runs one contender process through its initial sync and, unless it is
 // the baseline, one relist triggered on the live apiserver.
-func runOne(ctx context.Context, o Options, px *controlplane.Proxy, etcd *clientv3.Client,
-	kubeconfig string, wl *workload, changed []string, kind string, run int) (RunResult, error) {
+func runOne(ctx context.Context, o Options, b bed, wl *workload, changed []string, kind string, run int) (RunResult, error) {
 	res := RunResult{Workload: wl.name, Contender: kind, Run: run}
-	args := []string{"contender", "-kind", kind, "-resource", wl.name, "-kubeconfig", kubeconfig}
+	args := []string{"contender", "-kind", kind, "-resource", wl.name, "-kubeconfig", b.kubeconfig}
 	if o.ProfileDir != "" {
 		args = append(args, "-profile", filepath.Join(o.ProfileDir, fmt.Sprintf("%s-%s-%d", wl.name, kind, run)))
 	}
-	apiserver := findProcess("kube-apiserver")
+	apiserver, _ := orchestrate.FindChild("kube-apiserver") // not found: no CPU figure
 	cpu0 := apiserverCPU(apiserver)
 	p, err := startContender(o.Exe, args, filepath.Join(o.LogDir, fmt.Sprintf("%s-%s-%d.log", wl.name, kind, run)))
 	if err != nil {
@@ -236,7 +244,7 @@ func runOne(ctx context.Context, o Options, px *controlplane.Proxy, etcd *client
 	if kind != Baseline && !isFanout(kind) && len(changed) > 0 {
 		token := fmt.Sprintf("%s-%s-%d-%d", wl.name, kind, run, time.Now().UnixNano())
 		cpu1 := apiserverCPU(apiserver)
-		relist, err := triggerRelist(ctx, p, px, etcd, wl, changed, token)
+		relist, err := triggerRelist(ctx, p, b, wl, changed, token)
 		if err != nil {
 			return res, err
 		}
@@ -250,8 +258,8 @@ func runOne(ctx context.Context, o Options, px *controlplane.Proxy, etcd *client
 // etcd and etcd is compacted past them, then expires the watches and cuts them,
 // so that the changes reach the contender by a relist only. It returns the
 // contender's relist message.
-func triggerRelist(ctx context.Context, p *contenderProc, px *controlplane.Proxy, etcd *clientv3.Client,
-	wl *workload, changed []string, token string) (Message, error) {
+func triggerRelist(ctx context.Context, p *contenderProc, b bed, wl *workload, changed []string, token string) (Message, error) {
+	px := b.px
 	if err := p.in.write(Command{Type: "relist", Token: token, Expected: len(changed)}); err != nil {
 		return Message{}, err
 	}
@@ -266,10 +274,11 @@ func triggerRelist(ctx context.Context, p *contenderProc, px *controlplane.Proxy
 		px.Stall(g, r)
 		defer px.Allow(g, r)
 	}
-	if err := markInEtcd(ctx, etcd, wl, changed, token); err != nil {
+	if err := markInEtcd(ctx, b.etcd, wl, changed, token); err != nil {
 		return Message{}, err
 	}
-	if err := compact(ctx, etcd); err != nil {
+	// No watch can resume from before the changes.
+	if _, err := b.cl.Compact(ctx); err != nil {
 		return Message{}, err
 	}
 	for _, part := range parts {
@@ -312,28 +321,15 @@ func allowOnceListed(px *controlplane.Proxy, parts []*workload, before []int, do
 	}
 }
 
-// compact compacts etcd at its current revision: no watch can resume from
-// before the changes.
-func compact(ctx context.Context, etcd *clientv3.Client) error {
-	resp, err := etcd.Get(ctx, "compact-revision-probe")
-	if err != nil {
-		return fmt.Errorf("reading etcd's revision: %w", err)
-	}
-	if _, err := etcd.Compact(ctx, resp.Header.Revision); err != nil {
-		return fmt.Errorf("compacting etcd: %w", err)
-	}
-	return nil
-}
-
-// apiserverCPU returns the CPU seconds of the kube-apiserver process pid, 0 when
+// apiserverCPU returns the CPU seconds of the kube-apiserver process p, 0 when
 // unknown.
-func apiserverCPU(pid int) float64 {
-	if pid == 0 {
+func apiserverCPU(p orchestrate.Proc) float64 {
+	if p.PID == 0 {
 		return 0
 	}
-	cpu, err := ProcCPU(pid)
+	r, err := p.Read()
 	if err != nil {
 		return 0
 	}
-	return cpu
+	return r.CPU.Seconds()
 }

@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubesync/kubesync/resources"
 )
@@ -28,9 +27,6 @@ func init() {
 		etcdPrefix: "/registry/pods/",
 		newObject:  func(ns, name string, i, _ int) runtime.Object { return newPod(ns, name, i) },
 		create:     createPod,
-		informer: func(f factories) cache.SharedIndexInformer {
-			return f.typed.Core().V1().Pods().Informer()
-		},
 	}
 }
 

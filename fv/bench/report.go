@@ -1,27 +1,19 @@
 package bench
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"runtime"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kubesync/kubesync/fv/orchestrate"
 )
 
 // Report is the outcome of Run.
 type Report struct {
-	Options       Options
-	Machine       Machine
-	ServerVersion string
-	Started       time.Time
-	Finished      time.Time
-	Workloads     []WorkloadInfo
-	Results       []RunResult
-	LoadAvgBefore string
-	LoadAvgAfter  string
+	orchestrate.Session
+	Options   Options
+	Workloads []WorkloadInfo
+	Results   []RunResult
 	// Charts maps a workload to its chart's file, relative to the report
 	// (WriteCharts); Markdown embeds them.
 	Charts map[string]string
@@ -33,80 +25,6 @@ type WorkloadInfo struct {
 	Kind    string
 	Created int // objects the benchmark created
 	Changed int // objects changed before each relist
-}
-
-// Machine describes where the benchmark ran.
-type Machine struct {
-	CPUs       int
-	CPUModel   string
-	MemTotal   string
-	Kernel     string
-	GoVersion  string
-	GOGC       string
-	GOMEMLIMIT string
-}
-
-// ReadMachine describes this machine.
-func ReadMachine() Machine {
-	m := Machine{CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), GOGC: os.Getenv("GOGC"), GOMEMLIMIT: os.Getenv("GOMEMLIMIT")}
-	if m.GOGC == "" {
-		m.GOGC = "unset (100)"
-	}
-	if m.GOMEMLIMIT == "" {
-		m.GOMEMLIMIT = "unset"
-	}
-	m.CPUModel = procField("/proc/cpuinfo", "model name")
-	m.MemTotal = procField("/proc/meminfo", "MemTotal")
-	if kb, err := strconv.ParseUint(strings.TrimSuffix(m.MemTotal, " kB"), 10, 64); err == nil {
-		m.MemTotal = fmt.Sprintf("%.1f GiB", float64(kb)/(1<<20))
-	}
-	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		m.Kernel = strings.TrimSpace(string(b))
-	}
-	return m
-}
-
-// procField returns the value of the first "name: value" line of a /proc file.
-func procField(path, name string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return "?"
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if ok && strings.TrimSpace(k) == name {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "?"
-}
-
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
-}
-
-// median of xs; NaN-free input assumed; 0 for none.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // Summary is the medians of one contender on one workload.
@@ -174,12 +92,12 @@ func (r *Report) Summaries(workload string) []Summary {
 		if s.Runs == 0 {
 			continue
 		}
-		s.PeakRSS, s.HeapInuse, s.SyncSeconds = median(peak), median(heap), median(secs)
-		s.Objects = int(median(objs))
-		s.RelistPeakRSS, s.RelistSeconds = median(rpeak), median(rsecs)
-		s.SyncCPU, s.RelistCPU, s.Changed = median(cpu), median(rcpu), median(changed)
-		s.APIServerCPU, s.APIServerRelistCPU, s.BytesRead = median(api), median(rapi), median(read)
-		s.HeapAlloc, s.HeapGrowth = median(alloc), median(growth)
+		s.PeakRSS, s.HeapInuse, s.SyncSeconds = orchestrate.Median(peak), orchestrate.Median(heap), orchestrate.Median(secs)
+		s.Objects = int(orchestrate.Median(objs))
+		s.RelistPeakRSS, s.RelistSeconds = orchestrate.Median(rpeak), orchestrate.Median(rsecs)
+		s.SyncCPU, s.RelistCPU, s.Changed = orchestrate.Median(cpu), orchestrate.Median(rcpu), orchestrate.Median(changed)
+		s.APIServerCPU, s.APIServerRelistCPU, s.BytesRead = orchestrate.Median(api), orchestrate.Median(rapi), orchestrate.Median(read)
+		s.HeapAlloc, s.HeapGrowth = orchestrate.Median(alloc), orchestrate.Median(growth)
 		out = append(out, s)
 	}
 	var base float64
@@ -240,7 +158,7 @@ func (r *Report) headerMarkdown(b *strings.Builder) {
 	m := r.Machine
 	p("- Machine: %d CPUs (%s), %s memory, Linux %s, %s\n", m.CPUs, m.CPUModel, m.MemTotal, m.Kernel, m.GoVersion)
 	p("- GOGC: %s, GOMEMLIMIT: %s (inherited by every contender)\n", m.GOGC, m.GOMEMLIMIT)
-	p("- Control plane: kube-apiserver %s and etcd from package controlplane (envtest, loopback, watch cache on)\n", orUnknown(r.ServerVersion))
+	p("- Control plane: kube-apiserver %s and etcd from package controlplane (envtest, loopback, watch cache on)\n", orchestrate.OrUnknown(r.ServerVersion))
 	p("- Load average (1, 5, 15 min) before the runs: %s; after: %s. The machine is shared: the control plane runs", r.LoadAvgBefore, r.LoadAvgAfter)
 	p(" on the same cores, and other work may have run at the same time.\n")
 	for _, w := range r.Workloads {
@@ -286,16 +204,16 @@ func (r *Report) workloadsMarkdown(b *strings.Builder) {
 			if s.Contender == Baseline {
 				cost, syncT = "0 (baseline)", "—"
 			} else {
-				cost = fmtMiB(s.SyncCost) + ratio(s.SyncCost, ref.SyncCost)
+				cost = orchestrate.MiB(s.SyncCost) + ratio(s.SyncCost, ref.SyncCost)
 				syncT = fmt.Sprintf("%.2f s", s.SyncSeconds) + ratio(s.SyncSeconds, ref.SyncSeconds)
 			}
 			if s.Relists > 0 {
-				relistPeak = fmtMiB(s.RelistPeakRSS) + ratio(s.RelistPeakRSS, ref.RelistPeakRSS)
+				relistPeak = orchestrate.MiB(s.RelistPeakRSS) + ratio(s.RelistPeakRSS, ref.RelistPeakRSS)
 				relistT = fmt.Sprintf("%.2f s", s.RelistSeconds) + ratio(s.RelistSeconds, ref.RelistSeconds)
 			}
 			p("| %s | %s | %s | %s | %s | %s | %s |", contenderLabels[s.Contender],
-				fmtMiB(s.PeakRSS)+ratio(s.PeakRSS, ref.PeakRSS), cost,
-				fmtMiB(s.HeapInuse)+ratio(s.HeapInuse, ref.HeapInuse), syncT, relistPeak, relistT)
+				orchestrate.MiB(s.PeakRSS)+ratio(s.PeakRSS, ref.PeakRSS), cost,
+				orchestrate.MiB(s.HeapInuse)+ratio(s.HeapInuse, ref.HeapInuse), syncT, relistPeak, relistT)
 			p(" %s |\n", cpuCells(s, ref, ratio))
 		}
 		p("\n")
@@ -342,13 +260,4 @@ func short(contender string) string {
 		return l[:i+1]
 	}
 	return contender
-}
-
-func fmtMiB(b float64) string { return fmt.Sprintf("%.1f MiB", b/(1<<20)) }
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "(version unknown)"
-	}
-	return s
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/kubesync/kubesync/fv/orchestrate"
 )
 
 // cpuCells renders the CPU columns of a workload table row: CPU to InSync, per
@@ -25,7 +27,7 @@ func cpuCells(s, ref Summary, ratio func(v, refV float64) string) string {
 		}
 	}
 	return strings.Join([]string{fmt.Sprintf("%.2f s", s.SyncCPU) + ratio(s.SyncCPU, ref.SyncCPU), perObj, relist, perChanged,
-		fmt.Sprintf("%.2f s", s.APIServerCPU), apiRelist, fmtMiB(s.BytesRead)}, " | ")
+		fmt.Sprintf("%.2f s", s.APIServerCPU), apiRelist, orchestrate.MiB(s.BytesRead)}, " | ")
 }
 
 // gridRow is one row of the targets table: a metric of one or two contenders.

@@ -3,6 +3,8 @@ package bench
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kubesync/kubesync/fv/orchestrate"
 )
 
 // methodMarkdown writes how the figures are taken.
@@ -58,12 +60,12 @@ func (r *Report) rawMarkdown(b *strings.Builder) {
 	for _, res := range r.Results {
 		rp, rt, ch, seen, rc := "—", "—", "—", "—", "—"
 		if res.Relist != nil {
-			rp, rt = fmtMiB(float64(res.Relist.RelistPeakRSS)), fmt.Sprintf("%.2f s", res.Relist.RelistSeconds)
+			rp, rt = orchestrate.MiB(float64(res.Relist.RelistPeakRSS)), fmt.Sprintf("%.2f s", res.Relist.RelistSeconds)
 			ch, seen = fmt.Sprint(res.Relist.Changed), fmt.Sprint(res.Relist.Relisted)
 			rc = fmt.Sprintf("%.2f s", res.Relist.RelistCPU)
 		}
 		p("| %s | %s | %d | %d | %s | %s | %.2f s | %s | %s | %s | %s | %.2f s | %s |\n", res.Workload, res.Contender, res.Run, res.Objects,
-			fmtMiB(float64(res.Sync.Memory.PeakRSS)), fmtMiB(float64(res.Sync.Memory.HeapInuse)), res.Sync.SyncSeconds, rp, rt, ch, seen,
+			orchestrate.MiB(float64(res.Sync.Memory.PeakRSS)), orchestrate.MiB(float64(res.Sync.Memory.HeapInuse)), res.Sync.SyncSeconds, rp, rt, ch, seen,
 			res.Sync.SyncCPU, rc)
 	}
 	p("\n</details>\n")

@@ -3,6 +3,8 @@ package bench
 import (
 	"strings"
 	"testing"
+
+	"github.com/kubesync/kubesync/fv/orchestrate"
 )
 
 func TestMedian(t *testing.T) {
@@ -15,12 +17,12 @@ func TestMedian(t *testing.T) {
 		{[]float64{5, 1, 3}, 3},
 		{[]float64{4, 1, 3, 2}, 2.5},
 	} {
-		if got := median(c.in); got != c.want {
-			t.Errorf("median(%v) = %v, want %v", c.in, got, c.want)
+		if got := orchestrate.Median(c.in); got != c.want {
+			t.Errorf("orchestrate.Median(%v) = %v, want %v", c.in, got, c.want)
 		}
 	}
 	in := []float64{3, 1, 2}
-	median(in)
+	orchestrate.Median(in)
 	if in[0] != 3 || in[1] != 1 || in[2] != 2 {
 		t.Errorf("median reordered its input: %v", in)
 	}

@@ -11,24 +11,21 @@ import (
 )
 
 // tracker follows the relist window: which marked objects were seen, and whether
-// the contender is in sync.
+// the contender is in sync (it must be, for the relist to be done).
 type tracker struct {
 	armed atomic.Bool
 
-	mu         sync.Mutex
-	token      string
-	expected   int
-	seen       map[string]struct{}
-	needInSync bool // the contender's own status must be InSync too
-	inSync     bool
-	relisted   bool // a list started after arm (kubesync's Observer)
-	done       chan struct{}
-	doneAt     time.Time
+	mu       sync.Mutex
+	token    string
+	expected int
+	seen     map[string]struct{}
+	inSync   bool
+	relisted bool // a list started after arm (kubesync's Observer)
+	done     chan struct{}
+	doneAt   time.Time
 }
 
-func newTracker(needInSync bool) *tracker {
-	return &tracker{needInSync: needInSync, done: make(chan struct{})}
-}
+func newTracker() *tracker { return &tracker{done: make(chan struct{})} }
 
 func (t *tracker) arm(token string, expected int) {
 	t.mu.Lock()
@@ -80,7 +77,7 @@ type relistObserver struct {
 func (o relistObserver) Listing(string, syncer.ListReason) { o.tr.listStarted() }
 
 func (t *tracker) checkLocked() {
-	if !t.armed.Load() || len(t.seen) < t.expected || (t.needInSync && !t.inSync) {
+	if !t.armed.Load() || len(t.seen) < t.expected || !t.inSync {
 		return
 	}
 	t.armed.Store(false)

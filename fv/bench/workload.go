@@ -14,11 +14,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubesync/kubesync/fv/orchestrate"
 	"github.com/kubesync/kubesync/internal/wire"
 	"github.com/kubesync/kubesync/resources"
 )
@@ -40,7 +39,6 @@ type workload struct {
 
 	newObject func(ns, name string, i, size int) runtime.Object
 	create    func(ctx context.Context, c loadClients, obj runtime.Object) error
-	informer  func(f factories) cache.SharedIndexInformer
 	// clusterScoped objects have no namespace.
 	clusterScoped bool
 	// also is a second type loaded, watched and changed with this one, with one
@@ -72,13 +70,6 @@ type loadClients struct {
 	dyn dynamic.Interface
 }
 
-// factories make the informers of contenders (c) and (d): typed (protobuf) for
-// built-in kinds, dynamic (JSON) for custom ones.
-type factories struct {
-	typed   informers.SharedInformerFactory
-	dynamic dynamicinformer.DynamicSharedInformerFactory
-}
-
 // createDynamic creates an unstructured object of t.
 func createDynamic(t resources.Type) func(context.Context, loadClients, runtime.Object) error {
 	return func(ctx context.Context, c loadClients, obj runtime.Object) error {
@@ -107,9 +98,6 @@ var workloads = map[string]*workload{
 			_, err := c.cs.RbacV1().RoleBindings(rb.Namespace).Create(ctx, rb, metav1.CreateOptions{})
 			return err
 		},
-		informer: func(f factories) cache.SharedIndexInformer {
-			return f.typed.Rbac().V1().RoleBindings().Informer()
-		},
 	},
 	"configmaps": {
 		name:       "configmaps",
@@ -125,9 +113,6 @@ var workloads = map[string]*workload{
 			_, err := c.cs.CoreV1().ConfigMaps(cm.Namespace).Create(ctx, cm, metav1.CreateOptions{})
 			return err
 		},
-		informer: func(f factories) cache.SharedIndexInformer {
-			return f.typed.Core().V1().ConfigMaps().Informer()
-		},
 	},
 	// The CRD workload: NetworkSets with a few labels and 10 nets each, and one
 	// GlobalNetworkPolicy with two rules per 10 NetworkSets. The apiserver keeps
@@ -142,10 +127,7 @@ var workloads = map[string]*workload{
 		etcdPrefix: "/registry/crd.projectcalico.org/networksets/",
 		newObject:  newNetworkSet,
 		create:     createDynamic(resources.NetworkSets),
-		informer: func(f factories) cache.SharedIndexInformer {
-			return f.dynamic.ForResource(resources.NetworkSets.GVR).Informer()
-		},
-		alsoEvery: 10,
+		alsoEvery:  10,
 		also: &workload{
 			name:          "crds",
 			kind:          "GlobalNetworkPolicy",
@@ -155,25 +137,17 @@ var workloads = map[string]*workload{
 			etcdPrefix:    "/registry/crd.projectcalico.org/globalnetworkpolicies/",
 			newObject:     newGlobalNetworkPolicy,
 			create:        createDynamic(resources.GlobalNetworkPolicies),
-			informer: func(f factories) cache.SharedIndexInformer {
-				return f.dynamic.ForResource(resources.GlobalNetworkPolicies.GVR).Informer()
-			},
 		},
 	},
 }
 
 // newNetworkSet makes a NetworkSet with the bench labels and 10 nets.
 func newNetworkSet(ns, name string, i, _ int) runtime.Object {
-	nets := make([]any, 10)
+	nets := make([]string, 10)
 	for j := range nets {
 		nets[j] = fmt.Sprintf("10.%d.%d.%d/32", i/65536%256, i/256%256, (i+j)%256)
 	}
-	u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"nets": nets}}}
-	u.SetGroupVersionKind(resources.CalicoGroupVersion.WithKind("NetworkSet"))
-	u.SetNamespace(ns)
-	u.SetName(name)
-	u.SetLabels(benchLabels(i))
-	return u
+	return orchestrate.NetworkSet(ns, name, benchLabels(i), nets...)
 }
 
 // newGlobalNetworkPolicy makes a policy with an ingress and an egress rule.

@@ -73,12 +73,13 @@ func (tg *target) requests(t resources.Type, verbs ...string) int {
 // of verbs came meanwhile: then the fault fired.
 func (tg *target) holding(ctx context.Context, t resources.Type, d time.Duration, verbs ...string) bool {
 	before := tg.requests(t, verbs...)
-	_ = hold(ctx, d)
+	_ = orchestrate.Sleep(ctx, d)
 	return tg.requests(t, verbs...) > before
 }
 
 // do injects one fault and lifts it. The window it returns says whether the fault
-// fired (fired.go), and when its effect ends, if not at do's return.
+// fired (fired.go), and when its effect ends, if not at do's return. A hold that
+// ctx ends early lifts its fault: not an error.
 func (tg *target) do(ctx context.Context, st Step) (w window, err error) {
 	g, r := st.Type.GVR.Group, st.Type.GVR.Resource
 	p := tg.proxy
@@ -98,7 +99,7 @@ func (tg *target) do(ctx context.Context, st Step) (w window, err error) {
 		defer p.Allow(g, r)
 		// Streaming lists go through, and count as lists and watches both.
 		lists, watches := len(p.Lists(g, r)), tg.requests(st.Type, "watch")
-		_ = hold(ctx, st.Hold)
+		_ = orchestrate.Sleep(ctx, st.Hold)
 		w.fired = tg.requests(st.Type, "watch")-watches > len(p.Lists(g, r))-lists
 	case Blackhole:
 		for _, t := range tg.types {
@@ -106,7 +107,7 @@ func (tg *target) do(ctx context.Context, st Step) (w window, err error) {
 		}
 		p.Blackhole(true)
 		defer p.Blackhole(false)
-		err = hold(ctx, st.Hold)
+		_ = orchestrate.Sleep(ctx, st.Hold)
 	case Stall:
 		if st.HalfOpen {
 			// Only the syncer's progress deadline ends it.
@@ -116,7 +117,7 @@ func (tg *target) do(ctx context.Context, st Step) (w window, err error) {
 		}
 		p.Stall(g, r)
 		w.canary = tg.canary(ctx, st) // fired if held until the stall ends
-		err = hold(ctx, st.Hold)
+		_ = orchestrate.Sleep(ctx, st.Hold)
 		w.end = time.Now()
 		p.Unstall(g, r)
 	case Throttle:
@@ -124,7 +125,7 @@ func (tg *target) do(ctx context.Context, st Step) (w window, err error) {
 		p.Throttle(g, r, st.BytesPerSecond)
 		defer p.Throttle(g, r, 0)
 		w.canary = tg.canary(ctx, st)
-		err = hold(ctx, st.Hold)
+		_ = orchestrate.Sleep(ctx, st.Hold)
 	case SlowConsumer:
 		w.fired = tg.holdSlow(ctx, st.Hold)
 	case Relist:
@@ -229,18 +230,6 @@ func (tg *target) flapCRD(ctx context.Context, t resources.Type) error {
 		}
 		return nil
 	})
-}
-
-// hold waits for d, or until ctx ends.
-func hold(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return nil // the fault is lifted early; not an error
-	}
 }
 
 // retry calls fn until it succeeds, every second, for up to faultTimeout: the

@@ -218,7 +218,7 @@ func (tg *target) chaos(ctx context.Context, cfg Config, seed uint64, duration t
 		harmErr []error
 	)
 	for _, st := range sched.Steps {
-		if hold(ctx, time.Until(start.Add(st.At))); ctx.Err() != nil {
+		if _ = orchestrate.Sleep(ctx, time.Until(start.Add(st.At))); ctx.Err() != nil {
 			break
 		}
 		logf("%s", st)
@@ -230,7 +230,7 @@ func (tg *target) chaos(ctx context.Context, cfg Config, seed uint64, duration t
 			}
 		})
 	}
-	hold(ctx, time.Until(start.Add(duration)))
+	_ = orchestrate.Sleep(ctx, time.Until(start.Add(duration)))
 	faults.Wait()
 	stopBG()
 	bgDone.Wait()

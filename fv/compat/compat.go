@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/kubesync/kubesync/fv/orchestrate"
 )
 
 // Options configure a Run.
@@ -85,7 +87,7 @@ type Report struct {
 // Run builds each minor, runs the core specs against it, and tries the oldest
 // client-go.
 func Run(ctx context.Context, o Options) (*Report, error) {
-	rep := &Report{Started: time.Now(), LoadBefore: loadAvg()}
+	rep := &Report{Started: time.Now(), LoadBefore: orchestrate.LoadAvg()}
 	bins, err := testBinaries(ctx, o.Root, filepath.Join(o.Dir, "bin"), o.Packages)
 	if err != nil {
 		return nil, err
@@ -105,7 +107,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep.Ended, rep.LoadAfter = time.Now(), loadAvg()
+	rep.Ended, rep.LoadAfter = time.Now(), orchestrate.LoadAvg()
 	return rep, nil
 }
 
@@ -166,14 +168,6 @@ func locked(file string, fn func() error) (time.Duration, error) {
 	waited := time.Since(start)
 	defer func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }()
 	return waited, fn()
-}
-
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	return strings.Join(strings.Fields(string(b))[:3], " ")
 }
 
 func lastLines(s string, n int) string {

@@ -11,7 +11,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kubesync/kubesync/controlplane"
-	"github.com/kubesync/kubesync/crds"
+	"github.com/kubesync/kubesync/fv/orchestrate"
 	"github.com/kubesync/kubesync/internal/samples"
 	"github.com/kubesync/kubesync/resources"
 )
@@ -19,25 +19,19 @@ import (
 // StartTimeout bounds a control plane's start.
 const StartTimeout = 10 * time.Minute
 
-// Cluster is one real control plane for a Describe.
-type Cluster struct {
-	*controlplane.ControlPlane
-	Dyn dynamic.Interface
-}
+// Cluster is one real control plane for a Describe: orchestrate's, with the
+// helpers of a spec, which fail it on an error.
+type Cluster struct{ *orchestrate.Cluster }
 
 // StartCluster starts a control plane with the bundled CRDs, stopped when the
 // calling container ends.
 func StartCluster(opts ...controlplane.Option) *Cluster {
-	crds, err := crds.All()
-	Expect(err).NotTo(HaveOccurred())
 	ctx, cancel := context.WithTimeout(context.Background(), StartTimeout)
 	defer cancel()
-	cp, err := controlplane.Start(ctx, append([]controlplane.Option{controlplane.WithCRDs(crds...)}, opts...)...)
+	cl, err := orchestrate.Start(ctx, orchestrate.Config{Options: opts})
 	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(cp.Stop)
-	dyn, err := dynamic.NewForConfig(cp.Config())
-	Expect(err).NotTo(HaveOccurred())
-	return &Cluster{ControlPlane: cp, Dyn: dyn}
+	DeferCleanup(cl.Stop)
+	return &Cluster{cl}
 }
 
 // Namespace creates a namespace for one spec's objects.

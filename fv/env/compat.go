@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/kubesync/kubesync/controlplane"
+	"github.com/kubesync/kubesync/fv/orchestrate"
 	"github.com/kubesync/kubesync/syncer"
 )
 
@@ -64,11 +65,7 @@ func RequireStreamingLists(ctx context.Context, c *Cluster) {
 	if StreamsLists(ctx, c) {
 		return
 	}
-	cs, err := c.Clientset()
-	Expect(err).NotTo(HaveOccurred())
-	v, err := cs.Discovery().ServerVersion()
-	Expect(err).NotTo(HaveOccurred())
-	Skip(fmt.Sprintf("needs streaming lists, which kube-apiserver %s does not serve: its WatchList gate is off", v.GitVersion))
+	Skip(fmt.Sprintf("needs streaming lists, which kube-apiserver %s does not serve: its WatchList gate is off", orchestrate.OrUnknown(c.ServerVersion)))
 }
 
 // FirstSyncOnly is the lists by reason (as Observer.Reasons counts them) of a

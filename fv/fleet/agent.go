@@ -3,12 +3,18 @@ package fleet
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/sirupsen/logrus"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubesync/kubesync/checkpoint"
+	"github.com/kubesync/kubesync/fv/orchestrate"
 	"github.com/kubesync/kubesync/resources"
+	"github.com/kubesync/kubesync/syncer"
 )
 
 // The kinds of agent.
@@ -19,13 +25,84 @@ const (
 	KindKubesync = "kubesync"
 )
 
-// agent is one node agent. Each Start begins an incarnation (a process, in a
-// real fleet) with a new connection; Stop ends it as the process's exit would:
-// its watches end and its connection closes.
-type agent interface {
-	start(ctx context.Context, warm bool) error
-	stop()
-	tally() *tally
+// agent is one node agent: a contender of its kind (orchestrate's) that tells
+// its tally. Each start begins an incarnation (a process, in a real fleet) with
+// a new connection; stop ends it as the process's exit would: its watches end
+// and its connection closes. With a checkpoint directory, every incarnation of
+// a kubesync agent keeps a checkpoint there; a cold start removes it first.
+type agent struct {
+	env  *agentEnv
+	kind string
+	name string
+	dir  string // checkpoint directory; "" for none
+	log  logrus.FieldLogger
+	t    tally
+
+	mu   sync.Mutex
+	c    orchestrate.Contender // nil when stopped
+	link *link
+}
+
+// checkpointPath is the agent's checkpoint file.
+func (a *agent) checkpointPath() string { return filepath.Join(a.dir, "checkpoint.db") }
+
+func (a *agent) start(ctx context.Context, warm bool) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.c != nil {
+		return fmt.Errorf("%s: already started", a.name)
+	}
+	if warm && a.dir == "" {
+		return fmt.Errorf("%s: a warm start needs a checkpoint", a.name)
+	}
+	opts := []syncer.Option{syncer.WithLogger(a.log)}
+	if a.dir != "" {
+		if !warm {
+			if err := os.RemoveAll(a.checkpointPath()); err != nil {
+				return fmt.Errorf("%s: removing the checkpoint for a cold start: %w", a.name, err)
+			}
+		}
+		cp, err := checkpoint.New(a.checkpointPath())
+		if err != nil {
+			return fmt.Errorf("%s: %w", a.name, err)
+		}
+		opts = append(opts, syncer.WithCheckpoint(cp))
+	}
+	cfg, l, err := newLink(a.env.base, a.env.meter, "fleet-"+a.name)
+	if err != nil {
+		return err
+	}
+	a.t.reset(a.env.expected)
+	tell := orchestrate.Tell{
+		Objects: a.t.add,
+		Wants:   func(kind string) bool { return kind == resources.Pods.Kind },
+		Object:  func(obj any) { a.t.seq(seqOf(obj)) },
+		Status:  a.t.status,
+	}
+	var c orchestrate.Contender
+	if a.kind == KindInformer {
+		c, err = orchestrate.NewInformer(cfg, a.env.types, false, tell)
+	} else {
+		c, err = orchestrate.NewKubesync(cfg, a.env.types, nil, tell, opts...)
+	}
+	if err != nil {
+		l.close()
+		return fmt.Errorf("%s: %w", a.name, err)
+	}
+	c.Start(ctx)
+	a.c, a.link = c, l
+	return nil
+}
+
+func (a *agent) stop() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.c == nil {
+		return
+	}
+	a.c.Stop() // a kubesync agent's checkpoint, if any, is written
+	a.link.close()
+	a.c, a.link = nil, nil
 }
 
 // agentEnv is what every agent of a fleet shares.

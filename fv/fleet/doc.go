@@ -13,7 +13,8 @@
 // exactly, while fifty Go runtimes would spend the machine's two cores on their
 // own garbage collection next to the apiserver being measured. Each agent dials
 // its own TCP+TLS connection (HTTP/2: all its watches share it, as in a real
-// agent), and a restart closes it, as a process exit would.
+// agent), and a restart closes it, as a process exit would. An agent runs one
+// of orchestrate's contenders, the same the benchmark runs in its processes.
 //
 // `make fleet` runs the full fleet (fv/fleet/cmd/fleet) and writes FLEET.md; the
 // package's own spec runs a small fleet against the real control plane under

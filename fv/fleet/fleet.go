@@ -17,7 +17,7 @@ import (
 type fleet struct {
 	kind   string
 	env    *agentEnv
-	agents []agent
+	agents []*agent
 }
 
 // newFleet builds n agents of kind. Kubesync agents keep a checkpoint under
@@ -26,22 +26,18 @@ func newFleet(kind string, n int, env *agentEnv, stateDir string, log logrus.Fie
 	f := &fleet{kind: kind, env: env}
 	for i := range n {
 		name := fmt.Sprintf("%s-%03d", kind, i)
-		switch kind {
-		case KindInformer:
-			f.agents = append(f.agents, &informerAgent{env: env, name: name})
-		case KindKubesync:
-			a := &kubesyncAgent{env: env, name: name, log: log.WithField("agent", name)}
-			if stateDir != "" {
-				// 0700: the checkpoint holds cluster data.
-				a.dir = filepath.Join(stateDir, name)
-				if err := os.MkdirAll(a.dir, 0o700); err != nil {
-					return nil, err
-				}
-			}
-			f.agents = append(f.agents, a)
-		default:
+		if kind != KindInformer && kind != KindKubesync {
 			return nil, fmt.Errorf("unknown agent kind %q", kind)
 		}
+		a := &agent{env: env, kind: kind, name: name, log: log.WithField("agent", name)}
+		if stateDir != "" && kind == KindKubesync {
+			// 0700: the checkpoint holds cluster data.
+			a.dir = filepath.Join(stateDir, name)
+			if err := os.MkdirAll(a.dir, 0o700); err != nil {
+				return nil, err
+			}
+		}
+		f.agents = append(f.agents, a)
 	}
 	return f, nil
 }
@@ -78,7 +74,7 @@ func (f *fleet) stop(idx []int) {
 func (f *fleet) states(idx []int) []AgentState {
 	out := make([]AgentState, len(idx))
 	for j, i := range idx {
-		out[j] = f.agents[i].tally().read()
+		out[j] = f.agents[i].t.read()
 	}
 	return out
 }

@@ -7,8 +7,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/kubesync/kubesync/fv/bench"
 	"github.com/kubesync/kubesync/fv/fleet"
+	"github.com/kubesync/kubesync/fv/orchestrate"
 	"github.com/kubesync/kubesync/watchersets"
 )
 
@@ -21,7 +21,7 @@ var _ = Describe("a small fleet", Ordered, func() {
 	BeforeAll(func(ctx SpecContext) {
 		o := fleet.Options{
 			Agents: agents, Wave: 1,
-			Cluster:       fleet.Cluster{Namespaces: 2, Nodes: agents, Pods: 60, Services: 10, EndpointSlices: 20, NetworkSets: 100},
+			Workload:      fleet.Workload{Namespaces: 2, Nodes: agents, Pods: 60, Services: 10, EndpointSlices: 20, NetworkSets: 100},
 			Workers:       8,
 			WriteInterval: 200 * time.Millisecond,
 			Informers:     true,
@@ -38,7 +38,7 @@ var _ = Describe("a small fleet", Ordered, func() {
 
 	median := func(xs []float64) float64 {
 		Expect(xs).NotTo(BeEmpty())
-		return bench.Median(xs)
+		return orchestrate.Median(xs)
 	}
 	types := func() int {
 		set, err := watchersets.Lookup(watchersets.Dataplane)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kubesync/kubesync/controlplane"
+	"github.com/kubesync/kubesync/fv/orchestrate"
 	"github.com/kubesync/kubesync/resources"
 )
 
@@ -21,8 +22,8 @@ type probe struct {
 	cp    *controlplane.ControlPlane
 	meter *Meter
 	types []resources.Type
-	api   Proc
-	etcd  Proc
+	api   orchestrate.Proc
+	etcd  orchestrate.Proc
 }
 
 func newProbe(cp *controlplane.ControlPlane, meter *Meter, types []resources.Type) (*probe, error) {
@@ -30,7 +31,7 @@ func newProbe(cp *controlplane.ControlPlane, meter *Meter, types []resources.Typ
 	if err := p.findAPIServer(); err != nil {
 		return nil, err
 	}
-	etcd, err := findChild(etcdComm)
+	etcd, err := orchestrate.FindChild(etcdComm)
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +41,7 @@ func newProbe(cp *controlplane.ControlPlane, meter *Meter, types []resources.Typ
 
 // findAPIServer finds the apiserver process again, after a restart.
 func (p *probe) findAPIServer() error {
-	api, err := findChild(apiServerComm)
+	api, err := orchestrate.FindChild(apiServerComm)
 	if err != nil {
 		return err
 	}
@@ -51,9 +52,9 @@ func (p *probe) findAPIServer() error {
 // sample is one reading of everything a run compares.
 type sample struct {
 	at      time.Time
-	api     ProcReading
-	etcd    ProcReading
-	self    ProcReading // this process: every agent
+	api     orchestrate.ProcReading
+	etcd    orchestrate.ProcReading
+	self    orchestrate.ProcReading // this process: every agent
 	metrics *controlplane.APIServerMetrics
 	meter   MeterReading
 }
@@ -63,7 +64,7 @@ func (p *probe) begin(ctx context.Context) (sample, error) {
 	if err := p.api.ResetPeak(); err != nil {
 		return sample{}, fmt.Errorf("resetting the apiserver's peak RSS: %w", err)
 	}
-	if err := self().ResetPeak(); err != nil {
+	if err := orchestrate.Self().ResetPeak(); err != nil {
 		return sample{}, fmt.Errorf("resetting the fleet's peak RSS: %w", err)
 	}
 	return p.take(ctx)
@@ -78,7 +79,7 @@ func (p *probe) take(ctx context.Context) (sample, error) {
 	if s.etcd, err = p.etcd.Read(); err != nil {
 		return s, fmt.Errorf("reading the etcd process: %w", err)
 	}
-	if s.self, err = self().Read(); err != nil {
+	if s.self, err = orchestrate.Self().Read(); err != nil {
 		return s, fmt.Errorf("reading this process: %w", err)
 	}
 	if s.metrics, err = p.cp.Metrics(ctx); err != nil {

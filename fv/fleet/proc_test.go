@@ -16,7 +16,7 @@ func TestReadStatOfSelf(t *testing.T) {
 	if comm == "" || ppid != os.Getppid() || cpu < 0 {
 		t.Errorf("comm %q ppid %d (want %d) cpu %v", comm, ppid, os.Getppid(), cpu)
 	}
-	if _, err := findChild("no-such-process-name"); err == nil {
+	if _, err := orchestrate.FindChild("no-such-process-name"); err == nil {
 		t.Error("found a child that does not exist")
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kubesync/kubesync/controlplane"
-	"github.com/kubesync/kubesync/fv/bench"
 	"github.com/kubesync/kubesync/fv/orchestrate"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/watchersets"
@@ -22,10 +21,10 @@ import (
 
 // Options configure a fleet run. DefaultOptions gives the full run.
 type Options struct {
-	Agents  int     // N
-	Wave    int     // k: agents restarted at a time in a rolling restart
-	Cluster Cluster // objects loaded before the runs
-	Workers int     // concurrent creates while loading
+	Agents   int      // N
+	Wave     int      // k: agents restarted at a time in a rolling restart
+	Workload Workload // objects loaded before the runs
+	Workers  int      // concurrent creates while loading
 	// WriteInterval is the pace of the background writes (one pod changed per
 	// write) during every run; 0 writes only the barriers.
 	WriteInterval time.Duration
@@ -55,7 +54,7 @@ type Options struct {
 // DefaultOptions is the full run of `make fleet`.
 func DefaultOptions() Options {
 	return Options{
-		Agents: 60, Wave: 6, Cluster: DefaultCluster(60), Workers: 16,
+		Agents: 60, Wave: 6, Workload: DefaultWorkload(60), Workers: 16,
 		WriteInterval: time.Second, Idle: 20 * time.Second,
 		Informers: true, APIServerRestart: true, InformerRestart: true, CaughtUpTimeout: 10 * time.Minute,
 	}
@@ -71,7 +70,7 @@ func (o Options) Validate() error {
 	case o.CaughtUpTimeout <= 0:
 		return errors.New("fleet: no catch-up timeout")
 	}
-	return o.Cluster.Validate()
+	return o.Workload.Validate()
 }
 
 // The runs, by name.
@@ -99,7 +98,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 		o.Dir = dir
 	}
-	rep := &Report{Options: o, Machine: bench.ReadMachine(), Started: time.Now()}
+	rep := &Report{Session: orchestrate.Begin(), Options: o}
 	var err error
 	if rep.HAConvergence, err = ReadHAConvergence(o.HAReport); err != nil {
 		return nil, err
@@ -134,28 +133,27 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 
-	r := &runner{o: o, cp: cl.ControlPlane, meter: NewMeter(), writer: NewWriter(cl.Kube, o.Cluster), logf: logf, rep: rep}
+	r := &runner{o: o, cp: cl.ControlPlane, meter: NewMeter(), writer: NewWriter(cl.Kube, o.Workload), logf: logf, rep: rep}
 	r.env = &agentEnv{base: cl.Config(), meter: r.meter, types: set.Types, expected: expected}
 	if r.probe, err = newProbe(cl.ControlPlane, r.meter, set.Types); err != nil {
 		return nil, err
 	}
 	r.writer.Start(o.WriteInterval)
 	defer r.writer.Stop()
-	rep.LoadAvgBefore = bench.LoadAvg()
+	rep.LoadAvgBefore = orchestrate.LoadAvg()
 	if err := r.all(ctx, log); err != nil {
 		return nil, err
 	}
-	rep.LoadAvgAfter = bench.LoadAvg()
+	rep.End()
 	rep.Writes, rep.FailedWrites = r.writer.Writes()
-	rep.Finished = time.Now()
 	return rep, nil
 }
 
 // loadCluster creates the cluster's objects and counts those of the set's types.
 func loadCluster(ctx context.Context, o Options, cl *orchestrate.Cluster, set watchersets.Set, rep *Report, logf func(string, ...any)) (int, error) {
 	start := time.Now()
-	logf("loading %d objects with %d workers", o.Cluster.Objects(), o.Workers)
-	if err := o.Cluster.Load(ctx, cl.Kube, cl.Dyn, o.Workers, logf); err != nil {
+	logf("loading %d objects with %d workers", o.Workload.Objects(), o.Workers)
+	if err := o.Workload.Load(ctx, cl.Kube, cl.Dyn, o.Workers, logf); err != nil {
 		return 0, err
 	}
 	rep.LoadSeconds = time.Since(start).Seconds()

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kubesync/kubesync/fv/orchestrate"
 )
 
 // FleetTarget is a goal of one run of the kubesync fleet: a ratio to the same
@@ -39,12 +41,12 @@ func bytesSent(f Figures) float64 { return float64(f.BytesSent) }
 // FleetTargets are the fleet's goals against the informer fleet.
 var FleetTargets = []FleetTarget{
 	{Run: RunKubesyncCold, Ref: RunInformerCold, Name: "apiserver CPU seconds", Max: 0.95, of: apiCPU, format: seconds},
-	{Run: RunKubesyncCold, Ref: RunInformerCold, Name: "bytes sent", Max: 1.05, of: bytesSent, format: mib},
+	{Run: RunKubesyncCold, Ref: RunInformerCold, Name: "bytes sent", Max: 1.05, of: bytesSent, format: orchestrate.MiB},
 	{Run: RunKubesyncCold, Ref: RunInformerCold, Name: "median time to InSync per agent", Max: 0.9,
-		of: func(f Figures) float64 { return median(f.ToInSync) }, format: seconds},
+		of: func(f Figures) float64 { return orchestrate.Median(f.ToInSync) }, format: seconds},
 	{Run: RunKubesyncCold, Name: "LIST requests (the agents')", Max: 0, of: func(f Figures) float64 { return float64(f.AgentLists) }, format: count},
 	{Run: RunKubesyncCold, Name: "WATCH opened per agent (the agents')", Max: 17.2, of: watchesPerAgent, format: perAgent},
-	{Run: RunRestartKubesync, Ref: RunRestartInformers, Name: "bytes sent", Max: 0.7, of: bytesSent, format: mib},
+	{Run: RunRestartKubesync, Ref: RunRestartInformers, Name: "bytes sent", Max: 0.7, of: bytesSent, format: orchestrate.MiB},
 	{Run: RunRestartKubesync, Ref: RunRestartInformers, Name: "apiserver CPU seconds", Max: 0.7, of: apiCPU, format: seconds},
 	{Run: RunRestartKubesync, Name: "types with nothing changed re-downloaded in full", Max: 0,
 		of: func(f Figures) float64 { return float64(len(redownloaded(f))) }, format: count},

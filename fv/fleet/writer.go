@@ -12,16 +12,18 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubesync/kubesync/fv/orchestrate"
 )
 
 // Writer changes the cluster while the fleet runs: write n sets SeqAnnotation=n
 // on pod n mod Pods. An agent that has seen write n, and is in sync, has caught
 // up with everything written before it.
 type Writer struct {
-	cs      kubernetes.Interface
-	cluster Cluster
-	seq     atomic.Int64
-	errs    atomic.Int64
+	cs       kubernetes.Interface
+	workload Workload
+	seq      atomic.Int64
+	errs     atomic.Int64
 
 	mu     sync.Mutex
 	cancel context.CancelFunc
@@ -29,14 +31,14 @@ type Writer struct {
 }
 
 // NewWriter returns a Writer for c's pods.
-func NewWriter(cs kubernetes.Interface, c Cluster) *Writer { return &Writer{cs: cs, cluster: c} }
+func NewWriter(cs kubernetes.Interface, c Workload) *Writer { return &Writer{cs: cs, workload: c} }
 
 // Write makes the next write and returns its sequence number.
 func (w *Writer) Write(ctx context.Context) (int64, error) {
 	n := w.seq.Add(1)
-	i := int(n % int64(w.cluster.Pods))
+	i := int(n % int64(w.workload.Pods))
 	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, SeqAnnotation, strconv.FormatInt(n, 10))
-	_, err := w.cs.CoreV1().Pods(w.cluster.namespace(i)).Patch(ctx, fmt.Sprintf("pod-%05d", i), types.MergePatchType, patch, metav1.PatchOptions{})
+	_, err := w.cs.CoreV1().Pods(w.workload.namespace(i)).Patch(ctx, fmt.Sprintf("pod-%05d", i), types.MergePatchType, patch, metav1.PatchOptions{})
 	if err != nil {
 		return 0, fmt.Errorf("write %d: %w", n, err)
 	}
@@ -55,20 +57,13 @@ func (w *Writer) Start(interval time.Duration) {
 	w.cancel, w.done = cancel, make(chan struct{})
 	go func() {
 		defer close(w.done)
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-				if _, err := w.Write(wctx); err != nil {
-					w.errs.Add(1)
-				}
-				cancel()
+		orchestrate.Every(ctx, interval, func() {
+			wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			if _, err := w.Write(wctx); err != nil {
+				w.errs.Add(1)
 			}
-		}
+		})
 	}()
 }
 

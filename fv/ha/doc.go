@@ -1,7 +1,9 @@
-// Package ha runs kubesync against a highly available control plane: three
-// kube-apiservers on one etcd behind a round-robin TCP balancer (fv/harness),
-// the last of them reaching etcd through a link that can pause, so that its
-// watch cache falls behind while it keeps serving.
+// Package ha runs kubesync against a highly available control plane
+// (orchestrate's Cluster with three apiservers): three kube-apiservers on one
+// etcd behind a round-robin TCP balancer (fv/harness), the last of them
+// reaching etcd through a link that can pause, so that its watch cache falls
+// behind while it keeps serving. The package holds the faults and their
+// seeded Schedule (Inject, Schedule.Run).
 //
 // Its spec runs a syncer through the balancer over a set of types while a
 // seeded Writer (fv/orchestrate) changes their objects and a seeded Schedule

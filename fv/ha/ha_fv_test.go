@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/sirupsen/logrus"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
@@ -47,11 +48,11 @@ var _ = Describe("a highly available control plane", func() {
 		sched := ha.NewSchedule(seed(), servers, duration())
 		AddReportEntry("HA fault schedule", ReportEntryVisibilityAlways, sched.String())
 		c := startCluster(ctx)
-		w := startWriting(ctx, c.Config(false), types, sched.Seed)
-		run := startSyncer(c.Config(true), types)
+		w := startWriting(ctx, c.Balanced(false), types, sched.Seed)
+		run := startSyncer(c.Balanced(true), types)
 		consumer := run.consumer
 
-		lastFault, err := c.Run(ctx, sched, GinkgoWriter.Printf)
+		lastFault, err := sched.Run(ctx, c, GinkgoWriter.Printf)
 		done, failed := w.stop()
 		Expect(err).NotTo(HaveOccurred())
 		converged := converge(ctx, c, consumer, w.Writer, lastFault, types)
@@ -64,7 +65,7 @@ var _ = Describe("a highly available control plane", func() {
 		Expect(consumer.Anomalies()).To(BeEmpty())
 		Expect(done).To(BeNumerically(">", 0))
 		for i := range servers {
-			Expect(c.LB.Routed()).To(HaveKeyWithValue(ha.ServerName(i), BeNumerically(">", 0)), "round robin reached every apiserver")
+			Expect(c.LB.Routed()).To(HaveKeyWithValue(orchestrate.ServerName(i), BeNumerically(">", 0)), "round robin reached every apiserver")
 		}
 	}, NodeTimeout(15*time.Minute))
 })
@@ -73,14 +74,14 @@ var _ = Describe("a highly available control plane", func() {
 // so that the syncer must be watching every type again to have them, and
 // returns how long after the last fault the syncer is InSync and equal to the
 // server.
-func converge(ctx context.Context, c *ha.Cluster, consumer *ha.Consumer, w *orchestrate.Writer, lastFault time.Time, ts []resources.Type) time.Duration {
+func converge(ctx context.Context, c *orchestrate.Cluster, consumer *ha.Consumer, w *orchestrate.Writer, lastFault time.Time, ts []resources.Type) time.Duration {
 	Eventually(func() error { return w.Mark(ctx) }).WithContext(ctx).Should(Succeed(), "one more write of each type")
 	var converged time.Duration
 	Eventually(func() error {
 		if consumer.Status() != int(syncer.InSync) {
 			return fmt.Errorf("status %d, not InSync", consumer.Status())
 		}
-		if err := consistency.Check(ctx, c.CP.Config(), consumer.Mirror, ts); err != nil {
+		if err := consistency.Check(ctx, c.Config(), consumer.Mirror, ts); err != nil {
 			return err
 		}
 		converged = time.Since(lastFault)
@@ -91,22 +92,19 @@ func converge(ctx context.Context, c *ha.Cluster, consumer *ha.Consumer, w *orch
 
 // startCluster starts three apiservers with the types' CRDs and opts behind
 // a balancer, stopped when the spec ends, and the namespace of the objects.
-func startCluster(ctx context.Context, opts ...controlplane.Option) *ha.Cluster {
+func startCluster(ctx context.Context, opts ...controlplane.Option) *orchestrate.Cluster {
+	var defs []*apiextensionsv1.CustomResourceDefinition
 	for _, t := range []resources.Type{resources.NetworkSets, resources.GlobalNetworkPolicies} {
 		crd, err := crds.For(t)
 		Expect(err).NotTo(HaveOccurred())
-		opts = append(opts, controlplane.WithCRDs(crd))
+		defs = append(defs, crd)
 	}
 	start := time.Now()
-	c, err := ha.StartCluster(ctx, servers, opts...)
-	if c != nil {
-		DeferCleanup(c.Stop)
-	}
+	c, err := orchestrate.Start(ctx, orchestrate.Config{CRDs: defs, Options: opts, APIServers: servers})
 	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(c.Stop)
 	GinkgoWriter.Printf("%d apiservers up in %s behind %s\n", servers, time.Since(start).Round(time.Millisecond), c.LB.Addr())
-	dyn, err := dynamic.NewForConfig(c.CP.Config())
-	Expect(err).NotTo(HaveOccurred())
-	Expect(samples.Create(ctx, dyn, resources.Namespaces, "", ns)).To(Succeed())
+	Expect(samples.Create(ctx, c.Dyn, resources.Namespaces, "", ns)).To(Succeed())
 	return c
 }
 

@@ -5,12 +5,14 @@ import (
 	"math/rand/v2"
 	"strings"
 	"time"
+
+	"github.com/kubesync/kubesync/fv/orchestrate"
 )
 
 // Kind is a kind of fault.
 type Kind uint8
 
-// The fault kinds, each injected by Cluster.Inject.
+// The fault kinds, each injected by Inject.
 const (
 	// Restart stops one apiserver gracefully and starts it again.
 	Restart Kind = iota
@@ -67,7 +69,7 @@ func target(st Step) string {
 	if st.Kind == Cut {
 		return "every connection"
 	}
-	return ServerName(st.Server)
+	return orchestrate.ServerName(st.Server)
 }
 
 // Schedule is a seeded sequence of faults: the same seed, servers and
@@ -121,7 +123,3 @@ func (s Schedule) String() string {
 	}
 	return b.String()
 }
-
-// ServerName is the name of the i-th apiserver (from 0) in the balancer and
-// in a schedule: apiserver-1, apiserver-2...
-func ServerName(i int) string { return fmt.Sprintf("apiserver-%d", i+1) }

@@ -20,14 +20,13 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/fv/env"
-	"github.com/kubesync/kubesync/fv/ha"
+	"github.com/kubesync/kubesync/fv/orchestrate"
 	"github.com/kubesync/kubesync/internal/samples"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
@@ -47,16 +46,14 @@ var _ = Describe("a highly available control plane that answers 429", func() {
 	It("keeps the syncer equal to the server, no revision going back, through 429s with Retry-After, none of them counted toward a relist", func(ctx SpecContext) {
 		env.RequireFeatureGate(skipTimeoutFallback)
 		c := startCluster(ctx, controlplane.WithAPIServerFlag("feature-gates", skipTimeoutFallback+"=true"))
-		dyn, err := dynamic.NewForConfig(c.CP.Config())
-		Expect(err).NotTo(HaveOccurred())
-		Expect(samples.Create(ctx, dyn, resources.Namespaces, "", busyNS)).To(Succeed())
+		Expect(samples.Create(ctx, c.Dyn, resources.Namespaces, "", busyNS)).To(Succeed())
 		// The admin's writes are exempt from priority and fairness: they go on
 		// while the syncer is refused, which has them to catch up with.
-		w := startWriting(ctx, c.CP.Config(), busyTypes, seed())
+		w := startWriting(ctx, c.Config(), busyTypes, seed())
 		// The user may list and watch the types, and create config maps, which
 		// busyUntilDeleted needs.
 		rules := append(env.ListWatchRules(busyTypes), rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"create"}})
-		user, err := c.CP.AddUser(ctx, busyUser, rules)
+		user, err := c.AddUser(ctx, busyUser, rules)
 		Expect(err).NotTo(HaveOccurred())
 		busy := &busyLog{}
 		cfg := throughBalancer(c, user)
@@ -203,9 +200,9 @@ const (
 )
 
 // throughBalancer is the user's config through the balancer, over HTTP/1.1.
-func throughBalancer(c *ha.Cluster, user *rest.Config) *rest.Config {
+func throughBalancer(c *orchestrate.Cluster, user *rest.Config) *rest.Config {
 	cfg := rest.CopyConfig(user)
-	cfg.Host = c.Config(true).Host
+	cfg.Host = c.Balanced(true).Host
 	cfg.NextProtos = []string{"http/1.1"}
 	return cfg
 }
@@ -216,8 +213,8 @@ func throughBalancer(c *ha.Cluster, user *rest.Config) *rest.Config {
 // at once (429 with Retry-After), and a create of the user's whose body never
 // ends holds the one request such a level still runs. It returns once each
 // apiserver answers the user 429.
-func busyUntilDeleted(ctx context.Context, c *ha.Cluster, user *rest.Config, ns string) {
-	cs, err := kubernetes.NewForConfig(c.CP.Config())
+func busyUntilDeleted(ctx context.Context, c *orchestrate.Cluster, user *rest.Config, ns string) {
+	cs, err := kubernetes.NewForConfig(c.Config())
 	Expect(err).NotTo(HaveOccurred())
 	pl, err := cs.FlowcontrolV1().PriorityLevelConfigurations().Create(ctx, &flowcontrolv1.PriorityLevelConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: busyName},
@@ -248,9 +245,9 @@ func busyUntilDeleted(ctx context.Context, c *ha.Cluster, user *rest.Config, ns 
 		Eventually(func() string {
 			return answer(ctx, direct, ns).Header.Get(flowcontrolv1.ResponseHeaderMatchedPriorityLevelConfigurationUID)
 		}).
-			Should(Equal(string(pl.UID)), "%s classifies the user's requests", ha.ServerName(i))
+			Should(Equal(string(pl.UID)), "%s classifies the user's requests", orchestrate.ServerName(i))
 		holdSeat(direct, ns)
-		Eventually(func() int { return answer(ctx, direct, ns).StatusCode }).Should(Equal(http.StatusTooManyRequests), "%s rejects the user", ha.ServerName(i))
+		Eventually(func() int { return answer(ctx, direct, ns).StatusCode }).Should(Equal(http.StatusTooManyRequests), "%s rejects the user", orchestrate.ServerName(i))
 	}
 }
 
@@ -294,8 +291,8 @@ func holdSeat(cfg *rest.Config, ns string) {
 
 // deleteBusy deletes busyUntilDeleted's flow schema and priority level, if
 // they are still there.
-func deleteBusy(ctx context.Context, c *ha.Cluster) error {
-	cs, err := kubernetes.NewForConfig(c.CP.Config())
+func deleteBusy(ctx context.Context, c *orchestrate.Cluster) error {
+	cs, err := kubernetes.NewForConfig(c.Config())
 	if err != nil {
 		return err
 	}

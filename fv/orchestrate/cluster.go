@@ -2,6 +2,7 @@ package orchestrate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/crds"
+	"github.com/kubesync/kubesync/fv/harness"
 )
 
 // Config is a control plane to start.
@@ -23,16 +25,29 @@ type Config struct {
 	LogPath string
 	// Options are passed to controlplane.Start after those above.
 	Options []controlplane.Option
+	// APIServers, past one, makes the control plane highly available: as many
+	// kube-apiservers on its etcd, behind a round-robin balancer (Balanced).
+	APIServers int
 }
 
-// Cluster is a started control plane and the clients of it.
+// Cluster is a started control plane and the clients of it (the admin's,
+// straight to the first apiserver).
 type Cluster struct {
 	*controlplane.ControlPlane
 	Kube *kubernetes.Clientset
 	Dyn  *dynamic.DynamicClient
 	// ServerVersion is the apiserver's git version, empty if it did not say.
 	ServerVersion string
-	log           *os.File
+	// Servers are the apiservers, the control plane's own first; in a highly
+	// available one, Servers[i] is the balancer's backend ServerName(i).
+	Servers []*controlplane.APIServer
+	// LB is the balancer in front of every apiserver of a highly available
+	// control plane; nil otherwise.
+	LB *harness.Balancer
+	// EtcdLink is the last apiserver's way to etcd in a highly available
+	// control plane, which pausing it makes lag; nil otherwise.
+	EtcdLink *harness.Balancer
+	log      *os.File
 }
 
 // Start starts the control plane of c and builds its clients. Stop ends it.
@@ -61,6 +76,11 @@ func Start(ctx context.Context, c Config) (*Cluster, error) {
 		return nil, err
 	}
 	cl.ControlPlane = cp
+	cl.Servers = []*controlplane.APIServer{cp.APIServer()}
+	if err := cl.addServers(ctx, c.APIServers); err != nil {
+		_ = cl.Stop()
+		return nil, err
+	}
 	if cl.Kube, cl.Dyn, err = NewClients(cp.Config()); err != nil {
 		_ = cl.Stop()
 		return nil, err
@@ -71,13 +91,21 @@ func Start(ctx context.Context, c Config) (*Cluster, error) {
 	return cl, nil
 }
 
-// Stop stops the control plane and closes its log.
+// Stop closes the balancer, stops the control plane, then closes the etcd
+// link (the lagging apiserver stops through it) and the log.
 func (c *Cluster) Stop() error {
 	defer c.closeLog()
-	if err := c.ControlPlane.Stop(); err != nil {
-		return fmt.Errorf("stopping the control plane: %w", err)
+	var errs []error
+	if c.LB != nil {
+		errs = append(errs, c.LB.Close())
 	}
-	return nil
+	if err := c.ControlPlane.Stop(); err != nil {
+		errs = append(errs, fmt.Errorf("stopping the control plane: %w", err))
+	}
+	if c.EtcdLink != nil {
+		errs = append(errs, c.EtcdLink.Close())
+	}
+	return errors.Join(errs...)
 }
 
 func (c *Cluster) closeLog() {

@@ -22,3 +22,15 @@ func Every(ctx context.Context, period time.Duration, fn func()) {
 		}
 	}
 }
+
+// Sleep waits for d, or until ctx ends, and then says why.
+func Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -13,9 +13,50 @@ import (
 // every Linux architecture Go supports.
 const clockTicks = 100
 
-// FindChild returns the pid of the one child process of this one whose command
-// name is name: the kube-apiserver or etcd the control plane started.
-func FindChild(name string) (int, error) {
+// Proc is a process read through /proc: this one, or the kube-apiserver or
+// etcd that the control plane started as children of this one.
+type Proc struct {
+	PID  int
+	Name string
+}
+
+// Self is this process.
+func Self() Proc { return Proc{PID: os.Getpid(), Name: "self"} }
+
+// FindChild returns the one child process of this one whose command name is
+// name: the kube-apiserver or etcd the control plane started.
+func FindChild(name string) (Proc, error) {
+	pid, err := findChild(name)
+	return Proc{PID: pid, Name: name}, err
+}
+
+// ProcReading is a process's CPU time and memory at one moment.
+type ProcReading struct {
+	CPU     time.Duration
+	RSS     uint64 // VmRSS, bytes
+	PeakRSS uint64 // VmHWM, bytes: since start or the last ResetPeak
+}
+
+// Read returns the process's CPU time and memory now.
+func (p Proc) Read() (ProcReading, error) {
+	_, _, cpu, err := ReadStat(fmt.Sprintf("/proc/%d/stat", p.PID))
+	if err != nil {
+		return ProcReading{}, err
+	}
+	st, err := ProcStatus(fmt.Sprintf("/proc/%d/status", p.PID))
+	if err != nil {
+		return ProcReading{}, err
+	}
+	return ProcReading{CPU: cpu, RSS: st["VmRSS"], PeakRSS: st["VmHWM"]}, nil
+}
+
+// ResetPeak resets the process's VmHWM to its current RSS ("5" written to its
+// clear_refs; Linux ≥ 4.0, and this process must own it).
+func (p Proc) ResetPeak() error {
+	return os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", p.PID), []byte("5"), 0)
+}
+
+func findChild(name string) (int, error) {
 	stats, err := filepath.Glob("/proc/[0-9]*/stat")
 	if err != nil {
 		return 0, err

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -57,7 +58,7 @@ func orchestrate(args []string) int {
 		return 2
 	}
 	for _, c := range o.Contenders {
-		if !contains(bench.Contenders, c) && !contains(bench.Experiments, c) {
+		if !slices.Contains(bench.Contenders, c) && !slices.Contains(bench.Experiments, c) {
 			fmt.Fprintf(os.Stderr, "benchmark: unknown contender %q (known: %s; experimental: %s)\n", c,
 				strings.Join(bench.Contenders, ", "), strings.Join(bench.Experiments, ", "))
 			return 2
@@ -140,13 +141,4 @@ func contender(args []string) int {
 		return 1
 	}
 	return 0
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -27,11 +27,11 @@ func run(args []string) int {
 	jsonOut := fs.String("json", "", "also write the report's figures as JSON to this file")
 	fs.IntVar(&o.Agents, "agents", o.Agents, "N: agents in each fleet")
 	fs.IntVar(&o.Wave, "wave", o.Wave, "k: agents restarted at a time in a rolling restart")
-	fs.IntVar(&o.Cluster.Namespaces, "namespaces", o.Cluster.Namespaces, "namespaces the objects are spread over")
-	fs.IntVar(&o.Cluster.Pods, "pods", o.Cluster.Pods, "pods")
-	fs.IntVar(&o.Cluster.Services, "services", o.Cluster.Services, "services")
-	fs.IntVar(&o.Cluster.EndpointSlices, "endpointslices", o.Cluster.EndpointSlices, "endpointslices")
-	fs.IntVar(&o.Cluster.NetworkSets, "networksets", o.Cluster.NetworkSets, "Calico networksets")
+	fs.IntVar(&o.Workload.Namespaces, "namespaces", o.Workload.Namespaces, "namespaces the objects are spread over")
+	fs.IntVar(&o.Workload.Pods, "pods", o.Workload.Pods, "pods")
+	fs.IntVar(&o.Workload.Services, "services", o.Workload.Services, "services")
+	fs.IntVar(&o.Workload.EndpointSlices, "endpointslices", o.Workload.EndpointSlices, "endpointslices")
+	fs.IntVar(&o.Workload.NetworkSets, "networksets", o.Workload.NetworkSets, "Calico networksets")
 	fs.IntVar(&o.Workers, "workers", o.Workers, "concurrent creates while loading")
 	fs.DurationVar(&o.WriteInterval, "write-interval", o.WriteInterval, "one pod changed this often during the runs (0: barriers only)")
 	fs.DurationVar(&o.Idle, "idle", o.Idle, "steady-state window measured with the kubesync fleet in sync (0 skips it)")
@@ -42,7 +42,7 @@ func run(args []string) int {
 	fs.DurationVar(&o.CaughtUpTimeout, "timeout", o.CaughtUpTimeout, "bound on each wait for the agents to catch up")
 	fs.StringVar(&o.Dir, "dir", "", "folder for the checkpoints and logs (default: a new temporary folder)")
 	_ = fs.Parse(args)
-	o.Cluster.Nodes = o.Agents
+	o.Workload.Nodes = o.Agents
 	o.Log = os.Stderr
 	o.Command = strings.TrimSpace("go run ./fv/fleet/cmd/fleet " + strings.Join(args, " "))
 	if os.Getenv("MAKELEVEL") != "" && os.Getenv("KUBEBUILDER_ASSETS") != "" {

@@ -18,9 +18,9 @@ import (
 	"github.com/kubesync/kubesync/resources"
 )
 
-// Cluster is what the fleet's cluster holds besides the control plane's own
+// Workload is what the fleet's cluster holds besides the control plane's own
 // objects: Namespaces namespaces share the namespaced objects round robin.
-type Cluster struct {
+type Workload struct {
 	Namespaces     int
 	Nodes          int // one per agent, as the agents' own nodes
 	Pods           int
@@ -29,26 +29,26 @@ type Cluster struct {
 	NetworkSets    int // Calico NetworkSets, four CIDRs each
 }
 
-// DefaultCluster is the example cluster for n agents.
-func DefaultCluster(agents int) Cluster {
-	return Cluster{Namespaces: 50, Nodes: agents, Pods: 2000, Services: 500, EndpointSlices: 2000, NetworkSets: 5000}
+// DefaultWorkload is the example cluster for n agents.
+func DefaultWorkload(agents int) Workload {
+	return Workload{Namespaces: 50, Nodes: agents, Pods: 2000, Services: 500, EndpointSlices: 2000, NetworkSets: 5000}
 }
 
 // Objects is the number of objects Load creates.
-func (c Cluster) Objects() int {
+func (c Workload) Objects() int {
 	return c.Namespaces + c.Nodes + c.Pods + c.Services + c.EndpointSlices + c.NetworkSets
 }
 
 // Validate reports a cluster that cannot be loaded.
-func (c Cluster) Validate() error {
+func (c Workload) Validate() error {
 	if c.Namespaces < 1 {
-		return fmt.Errorf("cluster: %d namespaces, need at least 1", c.Namespaces)
+		return fmt.Errorf("workload: %d namespaces, need at least 1", c.Namespaces)
 	}
 	if c.Pods < 1 {
-		return fmt.Errorf("cluster: %d pods, need at least 1 (the writes go to pods)", c.Pods)
+		return fmt.Errorf("workload: %d pods, need at least 1 (the writes go to pods)", c.Pods)
 	}
 	if c.Nodes < 0 || c.Services < 0 || c.EndpointSlices < 0 || c.NetworkSets < 0 {
-		return fmt.Errorf("cluster: negative object count in %+v", c)
+		return fmt.Errorf("workload: negative object count in %+v", c)
 	}
 	return nil
 }
@@ -59,10 +59,10 @@ const SeqAnnotation = "fleet.kubesync.io/seq"
 
 const nsPrefix = "fleet-"
 
-func (c Cluster) namespace(i int) string { return fmt.Sprintf("%s%03d", nsPrefix, i%c.Namespaces) }
+func (c Workload) namespace(i int) string { return fmt.Sprintf("%s%03d", nsPrefix, i%c.Namespaces) }
 
 // Load creates the cluster's objects, workers at a time.
-func (c Cluster) Load(ctx context.Context, cs kubernetes.Interface, dyn dynamic.Interface, workers int, logf func(string, ...any)) error {
+func (c Workload) Load(ctx context.Context, cs kubernetes.Interface, dyn dynamic.Interface, workers int, logf func(string, ...any)) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
@@ -130,7 +130,7 @@ func newNode(i int) *corev1.Node {
 }
 
 // newPod is a one-container pod of the usual shape, bound to a node.
-func (c Cluster) newPod(i int) *corev1.Pod {
+func (c Workload) newPod(i int) *corev1.Pod {
 	labels := appLabels(i)
 	labels["pod-template-hash"] = fmt.Sprintf("%08x", i*2654435761%(1<<32))
 	return &corev1.Pod{
@@ -153,7 +153,7 @@ func (c Cluster) newPod(i int) *corev1.Pod {
 	}
 }
 
-func (c Cluster) newService(i int) *corev1.Service {
+func (c Workload) newService(i int) *corev1.Service {
 	return &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("svc-%05d", i), Namespace: c.namespace(i), Labels: appLabels(i)},
 		Spec: corev1.ServiceSpec{
@@ -167,7 +167,7 @@ func (c Cluster) newService(i int) *corev1.Service {
 	}
 }
 
-func (c Cluster) newEndpointSlice(i int) *discoveryv1.EndpointSlice {
+func (c Workload) newEndpointSlice(i int) *discoveryv1.EndpointSlice {
 	svc := fmt.Sprintf("svc-%05d", i%max(c.Services, 1))
 	ready := true
 	eps := make([]discoveryv1.Endpoint, 4)
@@ -191,19 +191,10 @@ func (c Cluster) newEndpointSlice(i int) *discoveryv1.EndpointSlice {
 	}
 }
 
-func (c Cluster) newNetworkSet(i int) *unstructured.Unstructured {
-	nets := make([]any, 4)
+func (c Workload) newNetworkSet(i int) *unstructured.Unstructured {
+	nets := make([]string, 4)
 	for j := range nets {
 		nets[j] = fmt.Sprintf("192.%d.%d.%d/32", 168+j, i/256%256, i%256)
 	}
-	labels := map[string]any{}
-	for k, v := range appLabels(i) {
-		labels[k] = v
-	}
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": resources.CalicoGroupVersion.String(),
-		"kind":       "NetworkSet",
-		"metadata":   map[string]any{"name": fmt.Sprintf("netset-%05d", i), "namespace": c.namespace(i), "labels": labels},
-		"spec":       map[string]any{"nets": nets},
-	}}
+	return orchestrate.NetworkSet(c.namespace(i), fmt.Sprintf("netset-%05d", i), appLabels(i), nets...)
 }
