@@ -20,8 +20,8 @@ func ExampleNew() {
 	// A syncer reports to it once built with syncer.WithObserver(obs); here we
 	// call it as the syncer would.
 	obs.Listing("pods", syncer.ListInitial)
-	obs.Objects("pods", 3)
-	obs.TypeStatus("pods", syncer.InSync)
+	obs.Keys("pods", 3)
+	obs.StatusChanged("pods", syncer.InSync)
 
 	mfs, err := reg.Gather()
 	if err != nil {

@@ -27,7 +27,7 @@ var _ = Describe("Sync failures", func() {
 		reg := prometheus.NewPedanticRegistry()
 		obs, err := metrics.New(reg)
 		Expect(err).NotTo(HaveOccurred())
-		obs.Objects("nodes", 0)
+		obs.Keys("nodes", 0)
 		obs.SyncFailed("pods", syncer.Forbidden)
 		obs.SyncFailed("pods", syncer.Missing)
 		obs.SyncRecovered("pods")

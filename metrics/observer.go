@@ -158,15 +158,15 @@ func (o *Observer) EventReceived(typeName string) {
 	o.of(typeName).lastEvent.Set(float64(now.UnixNano()) / 1e9)
 }
 
-// Objects sets the number of keys typeName holds (see syncer.Observer).
-func (o *Observer) Objects(typeName string, n int) {
+// Keys sets the number of keys typeName holds (see syncer.Observer).
+func (o *Observer) Keys(typeName string, n int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.of(typeName).objects.Set(float64(n))
 }
 
-// TypeStatus sets the status of typeName.
-func (o *Observer) TypeStatus(typeName string, status syncer.SyncStatus) {
+// StatusChanged sets the status of typeName.
+func (o *Observer) StatusChanged(typeName string, status syncer.SyncStatus) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	tm := o.of(typeName)

@@ -89,7 +89,7 @@ type ParseFailureHandler interface {
 // tells which. Such a type counts as synced so that the others can reach InSync; a
 // forbidden or unauthorized type keeps what it had, a missing one is reported
 // empty. A type named by WithRequired does not count as synced, and keeps what it
-// had when missing too. It is retried with backoff; Syncer.TypeStatus shows it.
+// had when missing too. It is retried with backoff; Syncer.Statuses shows it.
 type SyncFailureHandler interface {
 	OnSyncFailed(typeName string, err error)
 }

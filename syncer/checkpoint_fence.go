@@ -107,7 +107,7 @@ func (ts *typeState) onFenceFailed(ev event, now time.Time, out *commands) {
 		return
 	}
 	out.add(stopWatcher{})
-	ts.setPhase(backingOff)
+	ts.setPhase(PhaseBackingOff)
 	out.add(ts.next(delay))
 }
 
@@ -219,8 +219,8 @@ func (ts *typeState) caughtUp() {
 		return
 	}
 	ts.catchUp = nil
-	if ts.phase == waiting {
-		ts.setPhase(watching) // the fence was the apiserver's answer
+	if ts.phase == PhaseWaiting {
+		ts.setPhase(PhaseWatching) // the fence was the apiserver's answer
 	}
 	ts.log.WithFields(logrus.Fields{"rv": ts.lastRV(), "objects": ts.ledger.Len()}).Info("Type caught up from the checkpoint")
 }
@@ -240,7 +240,7 @@ func (ts *typeState) catchUpEnded() {
 // server's revision yet. It reads as ResyncInProgress, even while its requests
 // fail, unless the type is missing or refused.
 func (ts *typeState) catchingUp() bool {
-	return ts.catchUp != nil && ts.phase != missing && ts.phase != refused
+	return ts.catchUp != nil && ts.phase != PhaseMissing && ts.phase != PhaseRefused
 }
 
 // revisionAtLeast compares two resource versions. Kubernetes keeps them opaque;

@@ -58,7 +58,7 @@ func (ts *typeState) statusOf(now time.Time) SyncStatus {
 // silent: with WithLivenessStatus, the server has not answered the type for
 // the option's time; a refused or missing type is never silent.
 func (ts *typeState) silent(now time.Time) bool {
-	if !ts.cfg.live() || ts.phase == refused || ts.phase == missing {
+	if !ts.cfg.live() || ts.phase == PhaseRefused || ts.phase == PhaseMissing {
 		return false
 	}
 	return now.Sub(ts.fresh.heard) >= ts.cfg.liveAfter

@@ -89,7 +89,7 @@ var _ = Describe("The liveness status (WithLivenessStatus)", func() {
 			drive(clock, time.Second, time.Second)
 			return e.rec.last()
 		}).Should(Equal(syncer.WaitForDatastore), "every type silent")
-		Expect(e.s.TypeStatus()).To(HaveEach(HaveField("Status", syncer.WaitForDatastore)))
+		Expect(e.s.Statuses()).To(HaveEach(HaveField("Status", syncer.WaitForDatastore)))
 
 		for _, n := range []string{"a", "b"} {
 			e.api[n].FailLists(nil)
@@ -181,6 +181,6 @@ var _ = Describe("The default status", func() {
 		mark := e.rec.mark()
 		drive(clock, 10*time.Minute, 10*time.Second)
 		Expect(e.rec.events(mark)).To(BeEmpty())
-		Expect(e.s.TypeStatus()[0]).To(And(HaveField("Status", syncer.InSync), HaveField("Age", 10*time.Minute)))
+		Expect(e.s.Statuses()[0]).To(And(HaveField("Status", syncer.InSync), HaveField("Age", 10*time.Minute)))
 	})
 })

@@ -35,7 +35,7 @@ func ExampleSyncer_Ready() {
 	}
 	s.Start(ctx)
 	defer func() { s.Stop(); s.Wait() }()
-	for ctx.Err() == nil && (s.TypeStatus()[0].Status != syncer.InSync || s.TypeStatus()[1].Phase != "refused") {
+	for ctx.Err() == nil && (s.Statuses()[0].Status != syncer.InSync || s.Statuses()[1].Phase != syncer.PhaseRefused) {
 		time.Sleep(time.Millisecond)
 	}
 	err = s.Ready(0)

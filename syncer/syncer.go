@@ -46,7 +46,7 @@ type Syncer struct {
 	reported bool
 	inSync   bool // InSync was reported: a later relist of one type does not undo it
 
-	// What TypeStatus returns: a copy the loop updates (typestatus.go).
+	// What Statuses returns: a copy the loop updates (typestatus.go).
 	statusMu sync.Mutex
 	statuses []TypeStatus
 	began    time.Time // when Start ran (freshness.go)

@@ -45,7 +45,7 @@ var _ = Describe("A type whose requests do not reach the apiserver", func() {
 			Expect(took).To(BeNumerically(">=", syncer.DefaultUnreachableAfter))
 			Expect(took).To(BeNumerically("<=", syncer.DefaultUnreachableAfter+rateBackoff.Cap), "at most one backoff step past it")
 			Expect(e.rec.failureCalls()).To(Equal([]string{"a: unreachable"}))
-			st := e.s.TypeStatus()[0]
+			st := e.s.Statuses()[0]
 			Expect(st.Failure).To(Equal(syncer.Unreachable))
 			Expect(st.Err).To(MatchError(syncer.ErrUnreachable))
 			Expect(is(st.Err)).To(BeTrue(), "the last error: %v", st.Err)
@@ -54,8 +54,8 @@ var _ = Describe("A type whose requests do not reach the apiserver", func() {
 			fail(nil)
 			driveUntil(clock, 250*time.Millisecond, time.Minute, func() bool { return len(e.rec.recovered()) > 0 })
 			Expect(e.rec.recovered()).To(Equal([]string{"a"}))
-			Expect(e.s.TypeStatus()[0].Failure).To(Equal(syncer.NoFailure))
-			Expect(e.s.TypeStatus()[1].Failure).To(Equal(syncer.NoFailure), "the other type reached the server")
+			Expect(e.s.Statuses()[0].Failure).To(Equal(syncer.NoFailure))
+			Expect(e.s.Statuses()[1].Failure).To(Equal(syncer.NoFailure), "the other type reached the server")
 		},
 		Entry("503", unavailable, apierrors.IsServiceUnavailable),
 		Entry("connection refused", refused, func(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }),

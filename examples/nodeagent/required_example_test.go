@@ -49,7 +49,7 @@ func Example_requiredForbidden() {
 	go a.program(ctx)
 	fmt.Print(<-printed)
 	// The other types sync; the refused one holds the status back.
-	for ctx.Err() == nil && !othersInSync(s.TypeStatus(), namespaced.Name) {
+	for ctx.Err() == nil && !othersInSync(s.Statuses(), namespaced.Name) {
 		time.Sleep(time.Millisecond)
 	}
 	fmt.Println("status:", a.Status())

@@ -16,9 +16,9 @@ var _ = Describe("Tracker", func() {
 	It("keeps each type's count and status in the declared order", func() {
 		t := progress.NewTracker("pods", "nodes")
 		Expect(t.Contacted()).To(BeFalse())
-		t.Objects("nodes", 3)
-		t.TypeStatus("nodes", syncer.InSync)
-		t.Objects("extra", 1)
+		t.Keys("nodes", 3)
+		t.StatusChanged("nodes", syncer.InSync)
+		t.Keys("extra", 1)
 		Expect(t.Contacted()).To(BeTrue())
 		Expect(t.Snapshot()).To(Equal([]progress.TypeState{
 			{Name: "pods"},
@@ -39,11 +39,11 @@ var _ = Describe("Tracker", func() {
 
 	It("forgets a failure when the type lists again", func() {
 		t := progress.NewTracker("pods")
-		t.TypeStatus("pods", syncer.InSync)
+		t.StatusChanged("pods", syncer.InSync)
 		t.Failed("pods", "forbidden")
-		t.TypeStatus("pods", syncer.InSync) // a retry that failed again
+		t.StatusChanged("pods", syncer.InSync) // a retry that failed again
 		Expect(t.Snapshot()[0].Failure).To(Equal("forbidden"))
-		t.TypeStatus("pods", syncer.ResyncInProgress)
+		t.StatusChanged("pods", syncer.ResyncInProgress)
 		Expect(t.Snapshot()[0].Failure).To(BeEmpty())
 	})
 })

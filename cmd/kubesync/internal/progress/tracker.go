@@ -60,15 +60,15 @@ func (t *Tracker) state(name string) *TypeState {
 }
 
 // Objects records the number of objects of a type.
-func (t *Tracker) Objects(name string, n int) {
+func (t *Tracker) Keys(name string, n int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.state(name).Objects = n
 }
 
-// TypeStatus records the status of a type. A type that starts listing again is
+// StatusChanged records the status of a type. A type that starts listing again is
 // no longer failing.
-func (t *Tracker) TypeStatus(name string, status syncer.SyncStatus) {
+func (t *Tracker) StatusChanged(name string, status syncer.SyncStatus) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	st := t.state(name)
