@@ -55,7 +55,7 @@ kubesync_lists_total{reason="initial",type="pods"} 1
 		obs.WatchRestarted("pods")
 		obs.WatchRestarted("pods")
 		obs.ConversionFailed("pods")
-		Expect(value(reg, "kubesync_objects", "pods")).To(Equal(10.0))
+		Expect(value(reg, "kubesync_keys", "pods")).To(Equal(10.0))
 		compare(`
 # HELP kubesync_watch_restarts_total Watches re-opened from their last revision, without a relist.
 # TYPE kubesync_watch_restarts_total counter
@@ -132,7 +132,7 @@ kubesync_type_status{status="WaitForDatastore",type="pods"} 0
 		Expect(err).NotTo(HaveOccurred())
 		a.Keys("pods", 1)
 		b.Keys("pods", 2)
-		Expect(testutil.GatherAndCount(shared, "kubesync_objects")).To(Equal(2))
+		Expect(testutil.GatherAndCount(shared, "kubesync_keys")).To(Equal(2))
 	})
 
 	It("prefixes names with the namespace it is given", func() {
@@ -140,7 +140,7 @@ kubesync_type_status{status="WaitForDatastore",type="pods"} 0
 		o, err := metrics.New(own, metrics.WithNamespace("agent"))
 		Expect(err).NotTo(HaveOccurred())
 		o.Keys("pods", 3)
-		Expect(value(own, "agent_objects", "pods")).To(Equal(3.0))
+		Expect(value(own, "agent_keys", "pods")).To(Equal(3.0))
 	})
 
 	It("refuses a nil registry", func() {

@@ -14,5 +14,5 @@ func ExampleLine() {
 	t.Keys("pods", 1200)
 	t.StatusChanged("pods", syncer.ResyncInProgress)
 	fmt.Println(progress.Line(t.Snapshot()))
-	// Output: syncing 1/3 types, 1204 objects:  namespaces 4 ✓  pods 1200 …  nodes ?
+	// Output: syncing 1/3 types, 1204 keys:  namespaces 4 ✓  pods 1200 …  nodes ?
 }
