@@ -87,7 +87,7 @@ var _ = Describe("Freshness", func() {
 
 	It("counts a type's age from its last confirmation, growing while its watch is silent", func() {
 		clock := clocktesting.NewFakeClock(time.Now())
-		e = newEnv([]string{"a", "b"}, syncer.WithClock(clock), syncer.WithWatchProgressTimeout(time.Hour))
+		e = newEnv([]string{"a", "b"}, syncer.WithClock(clock), syncer.WithTiming(syncer.Timing{WatchProgressTimeout: time.Hour}))
 		e.api["a"].Set("1")
 		e.start()
 		e.waitInSync()

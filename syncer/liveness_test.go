@@ -64,8 +64,8 @@ var _ = Describe("The liveness status (WithLivenessStatus)", func() {
 	)
 	BeforeEach(func() {
 		clock = clocktesting.NewFakeClock(time.Now())
-		e = newEnv([]string{"a", "b"}, syncer.WithClock(clock), syncer.WithLivenessStatus(after),
-			syncer.WithWatchProgressTimeout(time.Hour)) // a silent watch stays open: this spec is about the status
+		e = newEnv([]string{"a", "b"}, syncer.WithClock(clock), syncer.WithTiming(syncer.Timing{LivenessStatus: after}),
+			syncer.WithTiming(syncer.Timing{WatchProgressTimeout: time.Hour})) // a silent watch stays open: this spec is about the status
 		e.api["a"].Set("1")
 		e.api["b"].Set("1")
 		e.start()
@@ -150,8 +150,8 @@ var _ = Describe("The liveness status (WithLivenessStatus)", func() {
 var _ = Describe("The liveness status of one type", func() {
 	It("comes back from WaitForDatastore through ResyncInProgress, with updates or without", func() {
 		clock := clocktesting.NewFakeClock(time.Now())
-		e := newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithLivenessStatus(time.Minute),
-			syncer.WithWatchProgressTimeout(time.Hour))
+		e := newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithTiming(syncer.Timing{LivenessStatus: time.Minute}),
+			syncer.WithTiming(syncer.Timing{WatchProgressTimeout: time.Hour}))
 		defer e.shutdown()
 		e.start()
 		e.waitInSync()
@@ -173,7 +173,7 @@ var _ = Describe("The liveness status of one type", func() {
 var _ = Describe("The default status", func() {
 	It("stays InSync once reached, however long the types are silent", func() {
 		clock := clocktesting.NewFakeClock(time.Now())
-		e := newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithWatchProgressTimeout(time.Hour))
+		e := newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithTiming(syncer.Timing{WatchProgressTimeout: time.Hour}))
 		defer e.shutdown()
 		e.start()
 		e.waitInSync()

@@ -70,7 +70,7 @@ func (g *getGate) mostInFlight() int {
 func startGetsRun(changed, gets int) *metaRun {
 	api, srv := newConfigMapServer(metaObjects)
 	return (&metaRun{api: api, srv: srv, t: resources.ConfigMaps}).
-		start(syncer.Paged, false, float64(changed)/metaObjects, syncer.WithMetadataRelistGets(gets))
+		start(syncer.Paged, false, float64(changed)/metaObjects, syncer.WithMetadataRelist(syncer.MetadataRelist{Gets: gets}))
 }
 
 var _ = Describe("the metadata-first relist's GETs", func() {

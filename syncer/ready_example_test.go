@@ -29,7 +29,7 @@ func ExampleSyncer_Ready() {
 	quiet.SetOutput(io.Discard)
 	rec := syncertest.NewRecorder()
 	s, err := syncer.New(nil, []resources.Type{pods, policies}, rec, api.Option(), syncer.WithLogger(quiet),
-		syncer.WithRequired(policies.Name), syncer.WithBackoff(testBackoff))
+		syncer.WithRequired(policies.Name), syncer.WithTiming(syncer.Timing{Backoff: testBackoff}))
 	if err != nil {
 		panic(err)
 	}

@@ -24,7 +24,7 @@ var _ = Describe("A type whose requests do not reach the apiserver", func() {
 	)
 	BeforeEach(func() {
 		clock = newParkingClock()
-		e = newEnv([]string{"a", "b"}, syncer.WithClock(clock), syncer.WithBackoff(rateBackoff))
+		e = newEnv([]string{"a", "b"}, syncer.WithClock(clock), syncer.WithTiming(syncer.Timing{Backoff: rateBackoff}))
 		e.api["a"].Set("1")
 		e.start()
 		e.waitInSync()

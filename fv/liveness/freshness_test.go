@@ -59,7 +59,7 @@ var _ = Describe("Freshness against a real apiserver", Ordered, func() {
 			period   = 500 * time.Millisecond
 		)
 		p := proxy()
-		s, m, obs := env.Run(p.Config(), types, syncer.WithLivenessStatus(live), syncer.WithWatchProgressTimeout(progress))
+		s, m, obs := env.Run(p.Config(), types, syncer.WithTiming(syncer.Timing{LivenessStatus: live, WatchProgressTimeout: progress}))
 		// A write to every type each period keeps them live well within live.
 		writeCtx, stop := context.WithCancel(context.Background())
 		writes := keepWriting(writeCtx, c, types, ns, period)
@@ -147,7 +147,7 @@ var _ = Describe("Freshness against a real apiserver", Ordered, func() {
 		const after = 2 * time.Second
 		backoff := wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Jitter: 0.2, Steps: 1 << 30, Cap: time.Second}
 		p := proxy()
-		s, m, obs := env.Run(p.Config(), types, syncer.WithUnreachableAfter(after), syncer.WithBackoff(backoff))
+		s, m, obs := env.Run(p.Config(), types, syncer.WithTiming(syncer.Timing{UnreachableAfter: after, Backoff: backoff}))
 		env.InSync(m)
 		watching(p)
 		seen := len(m.Statuses())
