@@ -56,7 +56,7 @@ func (e *env) driveUntilInSync(clock *clocktesting.FakeClock) {
 	}).Should(Equal(syncer.InSync))
 }
 
-var _ = Describe("The liveness status (WithLivenessStatus)", func() {
+var _ = Describe("The liveness status (Timing.LivenessStatus)", func() {
 	const after = 90 * time.Second
 	var (
 		e     *env

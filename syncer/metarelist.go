@@ -156,7 +156,7 @@ const fetchBatch = 100
 // so the type relists in full from now on.
 var errGetRefused = fmt.Errorf("%w: GET refused", errFullRelist)
 
-// fetch GETs each changed object at rv or newer, up to WithMetadataRelistGets
+// fetch GETs each changed object at rv or newer, up to MetadataRelist.Gets
 // at a time, and hands it on as a list's object (decoded, or lazy), in the
 // list's order whatever order the answers come in; it returns the bytes of the
 // objects. The first answer that ends the relist decides, and cancels the other

@@ -74,7 +74,7 @@ func startGetsRun(changed, gets int) *metaRun {
 }
 
 var _ = Describe("the metadata-first relist's GETs", func() {
-	It("has at most WithMetadataRelistGets in flight, and delivers a full relist's batch", func() {
+	It("has at most MetadataRelist.Gets in flight, and delivers a full relist's batch", func() {
 		const changed, gets = 40, 4
 		full := startMetaRun(true, syncer.Paged, false, 0)
 		first := startGetsRun(changed, gets)

@@ -57,8 +57,8 @@ type TypeStatus struct {
 	// Phase is what the type is doing now.
 	Phase Phase
 	// Status is the type's own status: InSync once its list completed, also while
-	// it is refused or missing, unless it is required. With WithLivenessStatus,
-	// WaitForDatastore while the server has not answered it for the option's time.
+	// it is refused or missing, unless it is required. With Timing.LivenessStatus,
+	// WaitForDatastore while the server has not answered it for Timing.LivenessStatus.
 	Status SyncStatus
 	// Failure is the failure episode under way, if any, and Err the error that
 	// began it (for Unreachable, the last one); Err is nil with NoFailure.
