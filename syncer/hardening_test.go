@@ -162,8 +162,8 @@ var _ = Describe("Options", func() {
 	)
 
 	It("take a zero field of Timing or MetadataRelist for its default", func() {
-		_, err := syncer.New(nil, []resources.Type{fakeType("a")}, newRecorder(), syncer.WithTiming(syncer.Timing{}),
-			syncer.WithMetadataRelist(syncer.MetadataRelist{}), syncer.WithListerWatcher(nil))
+		_, err := syncer.New(nil, []resources.Type{resources.Nodes}, newRecorder(), syncer.WithTiming(syncer.Timing{}),
+			syncer.WithMetadataRelist(syncer.MetadataRelist{}), syncertest.NewAPI(resources.Nodes).Option())
 		Expect(err).NotTo(HaveOccurred())
 	})
 
