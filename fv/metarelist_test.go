@@ -98,7 +98,7 @@ var _ = Describe("a relist after an apiserver restart, metadata first", env.Comp
 		c.Create(ctx, resources.Pods, "meta", env.Seq("pod", objects)...)
 
 		mFirst, pFirst, first := countedSyncer(c, pods) // the default: metadata first
-		mFull, pFull, full := countedSyncer(c, pods, syncer.WithMetadataRelist(0))
+		mFull, pFull, full := countedSyncer(c, pods, syncer.WithMetadataRelist(syncer.MetadataRelist{Off: true}))
 		for _, m := range []*consistency.Mirror{mFirst, mFull} {
 			env.InSync(m)
 			env.Consistent(ctx, c.Config(), m, types)

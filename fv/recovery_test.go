@@ -44,7 +44,7 @@ var _ = Describe("Failure and recovery signals", func() {
 		log := logrus.New()
 		log.SetOutput(GinkgoWriter)
 		s, err := syncer.New(cfg, types, rec, syncer.WithLogger(log), syncer.WithObserver(obs),
-			syncer.WithBackoff(wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Jitter: 0.2, Cap: time.Second}))
+			syncer.WithTiming(syncer.Timing{Backoff: wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Jitter: 0.2, Cap: time.Second}}))
 		Expect(err).NotTo(HaveOccurred())
 		s.Start(ctx)
 		DeferCleanup(func() { s.Stop(); s.Wait() })

@@ -30,8 +30,8 @@ var _ = Describe("A required type", env.Compat, func() {
 		Eventually(m.SyncFailures).Should(HaveKeyWithValue(required.Name, Satisfy(apierrors.IsForbidden)))
 		Eventually(func() int { return m.Len(other.Kind) }).Should(Equal(5), "the other type syncs")
 		Consistently(m.Statuses).ShouldNot(ContainElement(syncer.InSync), "not InSync without the required type")
-		i := slices.IndexFunc(s.TypeStatus(), func(st syncer.TypeStatus) bool { return st.Name == required.Name })
-		Expect(s.TypeStatus()[i]).To(And(HaveField("Required", true), HaveField("Phase", "refused"),
+		i := slices.IndexFunc(s.Statuses(), func(st syncer.TypeStatus) bool { return st.Name == required.Name })
+		Expect(s.Statuses()[i]).To(And(HaveField("Required", true), HaveField("Phase", syncer.PhaseRefused),
 			HaveField("Failure", syncer.Forbidden), HaveField("Status", Not(Equal(syncer.InSync)))))
 
 		cs, err := c.Clientset()

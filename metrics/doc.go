@@ -5,7 +5,7 @@
 // kubesync decides what it exposes. All metrics carry the label "type", the
 // resource type's name ("pods", "networkpolicies.crd.projectcalico.org"):
 //
-//	kubesync_objects                          gauge    keys the type holds now (a dropped object: none)
+//	kubesync_keys                             gauge    keys the type holds now (a dropped object: none)
 //	kubesync_lists_total{reason}              counter  lists started; reason "initial"
 //	                                                   is the first list, any other
 //	                                                   reason a relist

@@ -27,7 +27,7 @@ var _ = Describe("Sync failures", func() {
 		reg := prometheus.NewPedanticRegistry()
 		obs, err := metrics.New(reg)
 		Expect(err).NotTo(HaveOccurred())
-		obs.Objects("nodes", 0)
+		obs.Keys("nodes", 0)
 		obs.SyncFailed("pods", syncer.Forbidden)
 		obs.SyncFailed("pods", syncer.Missing)
 		obs.SyncRecovered("pods")
@@ -82,7 +82,7 @@ kubesync_sync_failures_total{failure="unreachable",type="pods"} 1
 		log.SetOutput(io.Discard)
 		s, err := syncer.New(nil, []resources.Type{resources.Nodes}, rec, api.Option(),
 			syncer.WithLogger(log), syncer.WithInitialList(syncer.Paged),
-			syncer.WithBackoff(wait.Backoff{Duration: 5 * time.Millisecond, Factor: 2, Cap: 40 * time.Millisecond, Steps: 1 << 30}),
+			syncer.WithTiming(syncer.Timing{Backoff: wait.Backoff{Duration: 5 * time.Millisecond, Factor: 2, Cap: 40 * time.Millisecond, Steps: 1 << 30}}),
 			syncer.WithObserver(obs), syncer.WithObserver(seen)) // seen reads the metrics right after obs updated them
 		Expect(err).NotTo(HaveOccurred())
 		s.Start(ctx)

@@ -18,7 +18,7 @@ var _ = Describe("Freshness", func() {
 		now := time.Unix(1_700_000_000, 0)
 		obs, err := metrics.New(reg, metrics.WithClock(func() time.Time { return now }))
 		Expect(err).NotTo(HaveOccurred())
-		obs.Objects("nodes", 0) // seen, but nothing confirmed: no age
+		obs.Keys("nodes", 0) // seen, but nothing confirmed: no age
 		obs.Confirmed("pods", "1234", now.Add(-2*time.Second))
 		obs.Confirmed("pods", "1240", now)
 		obs.Confirmed("pods", "not-a-number", now) // an opaque revision: the gauge keeps the last number

@@ -23,7 +23,7 @@ type Observer struct {
 	syncer.NopObserver
 	now func() time.Time
 
-	objects      *prometheus.GaugeVec
+	keys         *prometheus.GaugeVec
 	lists        *prometheus.CounterVec
 	restarts     *prometheus.CounterVec
 	lastEvent    *prometheus.GaugeVec
@@ -41,7 +41,7 @@ var _ syncer.Observer = (*Observer)(nil)
 
 // typeMetrics are the metric children of one type, resolved once.
 type typeMetrics struct {
-	objects      prometheus.Gauge
+	keys         prometheus.Gauge
 	restarts     prometheus.Counter
 	lastEvent    prometheus.Gauge
 	status       [numStatuses]prometheus.Gauge
@@ -79,8 +79,8 @@ func New(reg prometheus.Registerer, opts ...Option) (*Observer, error) {
 		}, labels)
 	}
 	o := &Observer{
-		now:     c.now,
-		objects: gauge("objects", "Keys that a resource type holds now, as delivered; an object its conversion dropped counts for none.", "type"),
+		now:  c.now,
+		keys: gauge("keys", "Keys that a resource type holds now, as delivered; an object its conversion dropped counts for none.", "type"),
 		lists: counter("lists_total",
 			`Lists started per resource type; reason "initial" is the first list, any other reason a relist.`,
 			"type", "reason"),
@@ -101,7 +101,7 @@ func New(reg prometheus.Registerer, opts ...Option) (*Observer, error) {
 		fresh: newFreshness(c),
 		types: map[string]*typeMetrics{},
 	}
-	for _, col := range []prometheus.Collector{o.objects, o.lists, o.restarts, o.lastEvent, o.status, o.convFailures,
+	for _, col := range []prometheus.Collector{o.keys, o.lists, o.restarts, o.lastEvent, o.status, o.convFailures,
 		o.failure, o.episodes, o.fresh.revision, o.fresh.timestamp, ageCollector{o}} {
 		if err := reg.Register(col); err != nil {
 			return nil, fmt.Errorf("metrics: registering kubesync metrics: %w", err)
@@ -117,7 +117,7 @@ func (o *Observer) of(name string) *typeMetrics {
 		return tm
 	}
 	tm := &typeMetrics{
-		objects:      o.objects.WithLabelValues(name),
+		keys:         o.keys.WithLabelValues(name),
 		restarts:     o.restarts.WithLabelValues(name),
 		lastEvent:    o.lastEvent.WithLabelValues(name),
 		convFailures: o.convFailures.WithLabelValues(name),
@@ -158,15 +158,15 @@ func (o *Observer) EventReceived(typeName string) {
 	o.of(typeName).lastEvent.Set(float64(now.UnixNano()) / 1e9)
 }
 
-// Objects sets the number of keys typeName holds (see syncer.Observer).
-func (o *Observer) Objects(typeName string, n int) {
+// Keys sets the number of keys typeName holds (see syncer.Observer).
+func (o *Observer) Keys(typeName string, n int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.of(typeName).objects.Set(float64(n))
+	o.of(typeName).keys.Set(float64(n))
 }
 
-// TypeStatus sets the status of typeName.
-func (o *Observer) TypeStatus(typeName string, status syncer.SyncStatus) {
+// StatusChanged sets the status of typeName.
+func (o *Observer) StatusChanged(typeName string, status syncer.SyncStatus) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	tm := o.of(typeName)

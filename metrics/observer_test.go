@@ -50,12 +50,12 @@ kubesync_lists_total{reason="initial",type="pods"} 1
 	})
 
 	It("sets objects, counts restarts and conversion failures", func() {
-		obs.Objects("pods", 12)
-		obs.Objects("pods", 10)
+		obs.Keys("pods", 12)
+		obs.Keys("pods", 10)
 		obs.WatchRestarted("pods")
 		obs.WatchRestarted("pods")
 		obs.ConversionFailed("pods")
-		Expect(value(reg, "kubesync_objects", "pods")).To(Equal(10.0))
+		Expect(value(reg, "kubesync_keys", "pods")).To(Equal(10.0))
 		compare(`
 # HELP kubesync_watch_restarts_total Watches re-opened from their last revision, without a relist.
 # TYPE kubesync_watch_restarts_total counter
@@ -67,7 +67,7 @@ kubesync_conversion_failures_total{type="pods"} 1
 	})
 
 	It("creates every series of a type, at zero, when the type is first seen", func() {
-		obs.Objects("nodes", 0)
+		obs.Keys("nodes", 0)
 		compare(`
 # HELP kubesync_watch_restarts_total Watches re-opened from their last revision, without a relist.
 # TYPE kubesync_watch_restarts_total counter
@@ -90,9 +90,9 @@ kubesync_last_event_timestamp_seconds{type="pods"} 1.7000000035e+09
 	})
 
 	It("marks exactly the current status of each type", func() {
-		obs.TypeStatus("pods", syncer.ResyncInProgress)
-		obs.TypeStatus("pods", syncer.InSync)
-		obs.TypeStatus("nodes", syncer.WaitForDatastore)
+		obs.StatusChanged("pods", syncer.ResyncInProgress)
+		obs.StatusChanged("pods", syncer.InSync)
+		obs.StatusChanged("nodes", syncer.WaitForDatastore)
 		compare(`
 # HELP kubesync_type_status Sync status of a resource type: 1 for its current status, 0 for the others.
 # TYPE kubesync_type_status gauge
@@ -108,7 +108,7 @@ kubesync_type_status{status="WaitForDatastore",type="pods"} 0
 	It("registers nothing on the default registry", func() {
 		before, err := prometheus.DefaultGatherer.Gather()
 		Expect(err).NotTo(HaveOccurred())
-		obs.Objects("pods", 1)
+		obs.Keys("pods", 1)
 		after, err := prometheus.DefaultGatherer.Gather()
 		Expect(err).NotTo(HaveOccurred())
 		Expect(after).To(HaveLen(len(before)))
@@ -130,17 +130,17 @@ kubesync_type_status{status="WaitForDatastore",type="pods"} 0
 		Expect(err).NotTo(HaveOccurred())
 		b, err := metrics.New(shared, metrics.WithConstLabels(prometheus.Labels{"syncer": "b"}))
 		Expect(err).NotTo(HaveOccurred())
-		a.Objects("pods", 1)
-		b.Objects("pods", 2)
-		Expect(testutil.GatherAndCount(shared, "kubesync_objects")).To(Equal(2))
+		a.Keys("pods", 1)
+		b.Keys("pods", 2)
+		Expect(testutil.GatherAndCount(shared, "kubesync_keys")).To(Equal(2))
 	})
 
 	It("prefixes names with the namespace it is given", func() {
 		own := prometheus.NewRegistry()
 		o, err := metrics.New(own, metrics.WithNamespace("agent"))
 		Expect(err).NotTo(HaveOccurred())
-		o.Objects("pods", 3)
-		Expect(value(own, "agent_objects", "pods")).To(Equal(3.0))
+		o.Keys("pods", 3)
+		Expect(value(own, "agent_keys", "pods")).To(Equal(3.0))
 	})
 
 	It("refuses a nil registry", func() {
@@ -159,8 +159,8 @@ kubesync_type_status{status="WaitForDatastore",type="pods"} 0
 				for j := range 200 {
 					obs.Listing(name, syncer.ListInitial)
 					obs.EventReceived(name)
-					obs.Objects(name, j)
-					obs.TypeStatus(name, syncer.SyncStatus(j%3))
+					obs.Keys(name, j)
+					obs.StatusChanged(name, syncer.SyncStatus(j%3))
 					obs.WatchRestarted(name)
 				}
 			}()

@@ -82,22 +82,23 @@ type ParseFailureHandler interface {
 	OnParseFailed(typeName string, object any, err error)
 }
 
-// SyncFailureHandler is optionally implemented by Callbacks to hear about a type
-// that cannot be synced right now: one the client may not list or watch (403), a
-// client whose credentials are refused (401), or a type whose API is not served
-// (404). It is called once per failure episode, not once per retry; FailureOf(err)
-// tells which. Such a type counts as synced so that the others can reach InSync; a
-// forbidden or unauthorized type keeps what it had, a missing one is reported
-// empty. A type named by WithRequired does not count as synced, and keeps what it
-// had when missing too. It is retried with backoff; Syncer.TypeStatus shows it.
+// SyncFailureHandler is optionally implemented by Callbacks to hear when a type
+// cannot be synced, and when it can again: the two ends of a failure episode.
 type SyncFailureHandler interface {
+	// OnSyncFailed reports a type that cannot be synced right now: one the
+	// client may not list or watch (403), a client whose credentials are
+	// refused (401), a type whose API is not served (404), or one whose
+	// requests have not reached the apiserver for Timing.UnreachableAfter. It
+	// is called once per failure episode, not once per retry, and again only if
+	// the failure changes; FailureOf(err) tells which. Such a type counts as
+	// synced so that the others can reach InSync; a forbidden or unauthorized
+	// type keeps what it had, a missing one is reported empty. A type named by
+	// WithRequired does not count as synced, and keeps what it had when missing
+	// too. It is retried with backoff; Syncer.Statuses shows it.
 	OnSyncFailed(typeName string, err error)
-}
-
-// SyncRecoveryHandler is optionally implemented by Callbacks to hear that a type
-// reported through OnSyncFailed works again: its list completed, or, when only its
-// watch failed, a watch was opened. It is called once per episode, after the
-// updates of the list that ended it.
-type SyncRecoveryHandler interface {
+	// OnSyncRecovered reports that a type reported through OnSyncFailed works
+	// again: its list completed, or, when only its watch failed, a watch was
+	// opened. It is called once per episode, after the updates of the list
+	// that ended it.
 	OnSyncRecovered(typeName string)
 }

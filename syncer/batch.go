@@ -70,21 +70,3 @@ func (h *heldBatch) take() []Update {
 	*h = heldBatch{}
 	return out
 }
-
-// Merge coalesces two successive updates of one key into the one update that has
-// the same effect on a consumer's state, or reports false when they cancel out
-// (New then Deleted). Deleted then New becomes Updated; New then Updated stays New.
-// A Deleted it returns carries later's UID: after an Updated that replaced the
-// object (a new UID), that is not the UID the consumer held before earlier. The
-// syncer's own batches keep the UID the consumer holds instead.
-func Merge(earlier, later Update) (Update, bool) {
-	switch {
-	case earlier.UpdateType == KVNew && later.UpdateType == KVDeleted:
-		return Update{}, false
-	case earlier.UpdateType == KVNew:
-		later.UpdateType = KVNew
-	case earlier.UpdateType == KVDeleted && later.UpdateType == KVNew:
-		later.UpdateType = KVUpdated
-	}
-	return later, true
-}

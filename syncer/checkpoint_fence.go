@@ -102,7 +102,7 @@ func (ts *typeState) onFenceFailed(ev event, now time.Time, out *commands) {
 		return
 	}
 	out.add(stopWatcher{})
-	ts.setPhase(backingOff)
+	ts.setPhase(PhaseBackingOff)
 	out.add(ts.next(delay))
 }
 
@@ -213,8 +213,8 @@ func (ts *typeState) fenced(rv string) {
 // caughtUp ends the catch-up c: the type watches on from where it got.
 func (ts *typeState) caughtUp(c *catchingUp) {
 	ts.read = &c.watchFrom
-	if ts.phase == waiting {
-		ts.setPhase(watching) // the fence was the apiserver's answer
+	if ts.phase == PhaseWaiting {
+		ts.setPhase(PhaseWatching) // the fence was the apiserver's answer
 	}
 	ts.logCaughtUp()
 }

@@ -192,7 +192,7 @@ var _ = Describe("Checkpoint", func() {
 			Expect(fences(e.api["a"])).To(BeNumerically("<=", 3), "streams given up as a cold list gives them up")
 		},
 		Entry("streams that close before their bookmark", syncertest.ClosedEarly),
-		Entry("streams that never send it", syncertest.NoBookmark, syncer.WithInitialEventsTimeout(50*time.Millisecond)),
+		Entry("streams that never send it", syncertest.NoBookmark, syncer.WithTiming(syncer.Timing{InitialEventsTimeout: 50 * time.Millisecond})),
 	)
 
 	It("reads the revision by a list of one object, not a stream, under WithInitialList(Paged)", func() {

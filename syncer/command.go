@@ -42,7 +42,7 @@ type confirmAt struct{ rv string }
 // tell is a call to the Observer.
 type tell func(Observer)
 
-// publishStatus puts the type's status where TypeStatus reads it
+// publishStatus puts the type's status where Statuses reads it
 // (Syncer.publish).
 type publishStatus struct{ st TypeStatus }
 

@@ -96,16 +96,14 @@ func (s *Syncer) deliver() {
 
 // handlers are the optional callback interfaces cb implements.
 type handlers struct {
-	parse     ParseFailureHandler
-	syncFail  SyncFailureHandler
-	recovered SyncRecoveryHandler
+	parse    ParseFailureHandler
+	syncFail SyncFailureHandler
 }
 
 func (s *Syncer) handlers() handlers {
 	var h handlers
 	h.parse, _ = s.cb.(ParseFailureHandler)
 	h.syncFail, _ = s.cb.(SyncFailureHandler)
-	h.recovered, _ = s.cb.(SyncRecoveryHandler)
 	return h
 }
 
@@ -128,8 +126,8 @@ func (s *Syncer) deliverOne(h handlers, d delivery) {
 			h.syncFail.OnSyncFailed(d.typeName, d.err)
 		}
 	case syncRecovery:
-		if h.recovered != nil {
-			h.recovered.OnSyncRecovered(d.typeName)
+		if h.syncFail != nil {
+			h.syncFail.OnSyncRecovered(d.typeName)
 		}
 	case resumedSignal:
 		s.deliverResumed(d.Resumed)

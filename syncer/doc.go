@@ -16,7 +16,7 @@
 // its list, or by a list's end, never by a stream's unordered initial events:
 // TypeStatus carries the revision and its age, WaitFor waits for a revision
 // (read-your-writes), and Ready(maxAge) bounds the age for a probe. The status
-// stays InSync once reached, unless WithLivenessStatus makes it follow each
+// stays InSync once reached, unless Timing.LivenessStatus makes it follow each
 // type's liveness, as Calico's watchersyncer does. A type that cannot reach the
 // apiserver reports Unreachable; a 429 is waited out, never a reason to relist.
 //

@@ -55,7 +55,7 @@ func (e *env) with(opts ...syncer.Option) *env {
 		syncer.WithLogger(log),
 		syncer.WithInitialList(syncer.Paged),
 		syncer.WithPageSize(2),
-		syncer.WithBackoff(testBackoff),
+		syncer.WithTiming(syncer.Timing{Backoff: testBackoff}),
 		syncer.WithListerWatcher(func(t resources.Type) (cache.ListerWatcherWithContext, error) {
 			return e.api[t.Name], nil
 		}),

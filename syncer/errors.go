@@ -24,7 +24,7 @@ const (
 	// Missing: the type's API is not served (404), e.g. a CRD that is not installed.
 	Missing
 	// Unreachable: the type's requests have failed to reach the apiserver
-	// (connection refused or reset, timeouts, 502, 503) for WithUnreachableAfter;
+	// (connection refused or reset, timeouts, 502, 503) for Timing.UnreachableAfter;
 	// the error wraps ErrUnreachable and the last one (unreachable.go).
 	Unreachable
 )

@@ -47,7 +47,7 @@ func (ts *typeState) fail(ev event, now time.Time, out *commands) {
 func (ts *typeState) onExpired(ev event, log logrus.FieldLogger) time.Duration {
 	log.Info("Revision expired; relisting this type")
 	ts.listFor(ListExpired)
-	ts.setPhase(backingOff)
+	ts.setPhase(PhaseBackingOff)
 	return ts.nextDelay(ev.healthy)
 }
 
@@ -58,7 +58,7 @@ func (ts *typeState) onExpired(ev event, log logrus.FieldLogger) time.Duration {
 // stays behind that revision for the behind limit makes it relist: after an etcd
 // restore, revisions do go back.
 func (ts *typeState) onBehind(ev event, now time.Time, log logrus.FieldLogger) time.Duration {
-	ts.setPhase(backingOff)
+	ts.setPhase(PhaseBackingOff)
 	delay := ts.nextDelay(ev.healthy)
 	w := ts.watch()
 	if w == nil {
@@ -87,7 +87,7 @@ func (ts *typeState) onMissing(ev event, log logrus.FieldLogger, out *commands) 
 		ts.ledger.clear(func(f ledger.Forgotten) { ts.emitGone(f, out) })
 		ts.flushHeld(out)
 	}
-	ts.setPhase(missing)
+	ts.setPhase(PhaseMissing)
 	return ts.nextDelay(ev.healthy)
 }
 
@@ -104,7 +104,7 @@ func (ts *typeState) onRefused(ev event, log logrus.FieldLogger, out *commands) 
 		return ts.nextDelay(ev.healthy) // a refused request all the same: paced
 	}
 	ts.syncFailed(FailureOf(ev.err), ev.err, log, out)
-	ts.setPhase(refused)
+	ts.setPhase(PhaseRefused)
 	ts.retryList()
 	return ts.nextDelay(ev.healthy)
 }
@@ -114,7 +114,7 @@ func (ts *typeState) onUnsupported(ev event, log logrus.FieldLogger) time.Durati
 	if ts.cfg.initialList == Auto && ts.initial.strategy == WatchList {
 		log.Info("Streaming lists refused; falling back to paged lists")
 		ts.initial.strategy = Paged
-		ts.setPhase(backingOff) // answered, so no longer refused: it lists again
+		ts.setPhase(PhaseBackingOff) // answered, so no longer refused: it lists again
 		return 0
 	}
 	return ts.onTransient(ev, log)
@@ -127,11 +127,11 @@ func (ts *typeState) onStalled(ev event, log logrus.FieldLogger) time.Duration {
 	if ts.streamingList(ev) {
 		log.Warn("Streaming list stalled before its initial events ended; falling back to paged lists")
 		ts.initial.strategy = Paged
-		ts.setPhase(backingOff) // as in onUnsupported
+		ts.setPhase(PhaseBackingOff) // as in onUnsupported
 		return 0
 	}
 	log.Warn("No progress from the server; re-opening")
-	ts.setPhase(backingOff)
+	ts.setPhase(PhaseBackingOff)
 	ts.retryList()
 	return ts.nextDelay(ev.healthy)
 }
@@ -139,7 +139,7 @@ func (ts *typeState) onStalled(ev event, log logrus.FieldLogger) time.Duration {
 // onTransient: retry after a backoff step; a watch that keeps failing at one
 // revision relists, and streams that keep ending early make Auto page.
 func (ts *typeState) onTransient(ev event, log logrus.FieldLogger) time.Duration {
-	ts.setPhase(backingOff)
+	ts.setPhase(PhaseBackingOff)
 	delay := ts.nextDelay(ev.healthy)
 	w := ts.watch()
 	if w == nil {

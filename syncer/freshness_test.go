@@ -44,7 +44,7 @@ func endBookmarkAt(rev uint64) watch.Event {
 
 // status is the TypeStatus of the syncer's type i, for Eventually.
 func (e *env) status(i int) func() syncer.TypeStatus {
-	return func() syncer.TypeStatus { return e.s.TypeStatus()[i] }
+	return func() syncer.TypeStatus { return e.s.Statuses()[i] }
 }
 
 var _ = Describe("Freshness", func() {
@@ -64,11 +64,11 @@ var _ = Describe("Freshness", func() {
 		a.SendRaw(bookmarkAt(50))
 		a.SendRaw(watch.Event{Type: watch.Added, Object: syncertest.Object("", "3", 60)})
 		Eventually(e.status(0)).Should(HaveField("Objects", 3))
-		Expect(e.s.TypeStatus()[0]).To(And(HaveField("Revision", ""), HaveField("Confirmed", BeZero())))
+		Expect(e.s.Statuses()[0]).To(And(HaveField("Revision", ""), HaveField("Confirmed", BeZero())))
 
 		a.SendRaw(endBookmarkAt(70))
 		Eventually(e.status(0)).Should(HaveField("Revision", "70"))
-		Expect(e.s.TypeStatus()[0].Confirmed).NotTo(BeZero())
+		Expect(e.s.Statuses()[0].Confirmed).NotTo(BeZero())
 		rv := a.Put("4")
 		Eventually(e.status(0)).Should(HaveField("Revision", itoa(rv)))
 		a.SendRaw(bookmarkAt(rv + 10))
@@ -87,18 +87,18 @@ var _ = Describe("Freshness", func() {
 
 	It("counts a type's age from its last confirmation, growing while its watch is silent", func() {
 		clock := clocktesting.NewFakeClock(time.Now())
-		e = newEnv([]string{"a", "b"}, syncer.WithClock(clock), syncer.WithWatchProgressTimeout(time.Hour))
+		e = newEnv([]string{"a", "b"}, syncer.WithClock(clock), syncer.WithTiming(syncer.Timing{WatchProgressTimeout: time.Hour}))
 		e.api["a"].Set("1")
 		e.start()
 		e.waitInSync()
 		e.waitWatching("a")
-		listed := e.s.TypeStatus()[0]
+		listed := e.s.Statuses()[0]
 		Expect(listed.Confirmed).To(Equal(clock.Now()))
 		Expect(listed.Age).To(BeZero())
 		Expect(e.s.Ready(30 * time.Second)).To(Succeed())
 
 		clock.Step(45 * time.Second)
-		silent := e.s.TypeStatus()[0]
+		silent := e.s.Statuses()[0]
 		Expect(silent.Age).To(Equal(45*time.Second), "nothing came for 45s")
 		Expect(silent.Revision).To(Equal(listed.Revision))
 		err := e.s.Ready(30 * time.Second)
@@ -107,7 +107,7 @@ var _ = Describe("Freshness", func() {
 
 		rv := e.api["a"].Put("2")
 		Eventually(e.status(0)).Should(HaveField("Revision", itoa(rv)))
-		Expect(e.s.TypeStatus()[0].Age).To(BeZero())
+		Expect(e.s.Statuses()[0].Age).To(BeZero())
 		Expect(e.s.Ready(30*time.Second)).To(MatchError(ContainSubstring("b last confirmed 45s ago")), "b is still silent")
 		e.api["b"].SendRaw(bookmarkAt(rv))
 		Eventually(func() error { return e.s.Ready(30 * time.Second) }).Should(Succeed())
@@ -116,13 +116,13 @@ var _ = Describe("Freshness", func() {
 	It("gives a type that confirmed nothing the syncer's running time as its age, and a refused one no say in readiness", func() {
 		clock := clocktesting.NewFakeClock(time.Now())
 		e = newEnv([]string{"a", "b"}, syncer.WithClock(clock))
-		Expect(e.s.TypeStatus()[0].Age).To(BeZero(), "not started")
+		Expect(e.s.Statuses()[0].Age).To(BeZero(), "not started")
 		e.api["b"].FailLists(forbidden)
 		e.api["a"].FailLists(internal)
 		e.start()
 		Eventually(e.rec.syncFailures).Should(HaveKey("b"))
 		clock.Step(time.Minute)
-		Expect(e.s.TypeStatus()[0]).To(And(HaveField("Revision", ""), HaveField("Age", time.Minute)))
+		Expect(e.s.Statuses()[0]).To(And(HaveField("Revision", ""), HaveField("Age", time.Minute)))
 		err := e.s.Ready(2 * time.Minute)
 		Expect(err).To(MatchError(ContainSubstring("a is WaitForDatastore (waiting)")))
 		Expect(err.Error()).NotTo(ContainSubstring("b "))

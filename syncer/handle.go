@@ -39,7 +39,7 @@ func (ts *typeState) step(ev event, now time.Time) commands {
 	switch ev.kind {
 	case evInitStart:
 		ts.epoch = ts.ledger.NextEpoch(ts.epoch)
-		ts.setPhase(listing)
+		ts.setPhase(PhaseListing)
 	case evInitApply:
 		for _, o := range ev.objs {
 			ts.apply(o, &out)
@@ -48,7 +48,7 @@ func (ts *typeState) step(ev event, now time.Time) commands {
 	case evInitDone:
 		ts.finishList(ev.rv, &out)
 	case evWatchOpened:
-		ts.setPhase(watching)
+		ts.setPhase(PhaseWatching)
 		ts.recovered(&out)
 	case evApply:
 		if !ts.stale(ev.objs[0]) {
@@ -109,16 +109,16 @@ func received(ts *typeState) tell {
 }
 
 // observe tells the observer the type's key count and status when they changed,
-// and TypeStatus the type's status when it changed: the step runs for every
+// and Statuses the type's status when it changed: the step runs for every
 // event, and an observer may take a lock per call.
 func (ts *typeState) observe(now time.Time, out *commands) {
 	o, name := &ts.observed, ts.t.Name
 	if n := ts.ledger.KeyCount(); !o.told || n != o.objects {
-		out.add(tell(func(ob Observer) { ob.Objects(name, n) }))
+		out.add(tell(func(ob Observer) { ob.Keys(name, n) }))
 		o.objects = n
 	}
 	if st := ts.statusOf(now); !o.told || st != o.status {
-		out.add(tell(func(ob Observer) { ob.TypeStatus(name, st) }))
+		out.add(tell(func(ob Observer) { ob.StatusChanged(name, st) }))
 		o.status = st
 	}
 	o.told = true
@@ -221,7 +221,7 @@ func deletion(k resources.Key, rev string, uid types.UID) Update {
 func (ts *typeState) finishList(rv string, out *commands) {
 	ts.sweep(ts.epoch, out)
 	ts.flushHeld(out)
-	ts.setPhase(watching)
+	ts.setPhase(PhaseWatching)
 	l, _ := ts.read.(*listPending)
 	ts.read, ts.listed, ts.initial.streamEnds = &watchFrom{rv: rv}, true, 0
 	ts.retry.afterList = true

@@ -117,7 +117,7 @@ var _ = Describe("Auto", func() {
 	AfterEach(func() { e.shutdown() })
 
 	It("falls back to paged lists when the initial-events-end bookmark never comes", func() {
-		e = newEnv([]string{"a"}, syncer.WithInitialList(syncer.Auto), syncer.WithInitialEventsTimeout(50*time.Millisecond))
+		e = newEnv([]string{"a"}, syncer.WithInitialList(syncer.Auto), syncer.WithTiming(syncer.Timing{InitialEventsTimeout: 50 * time.Millisecond}))
 		e.api["a"].Set("1", "2", "3")
 		e.api["a"].EndStreamsWith(syncertest.NoBookmark)
 		e.start()
@@ -154,11 +154,18 @@ var _ = Describe("Options", func() {
 		Entry("a batch of 0", syncer.WithMaxBatch(0), "WithMaxBatch"),
 		Entry("a queue of 0", syncer.WithMaxQueued(0), "WithMaxQueued"),
 		Entry("a page of 0", syncer.WithPageSize(0), "WithPageSize"),
-		Entry("no progress deadline", syncer.WithWatchProgressTimeout(0), "WithWatchProgressTimeout"),
-		Entry("a backoff of 0", syncer.WithBackoff(wait.Backoff{}), "WithBackoff"),
-		Entry("a growing backoff without a cap", syncer.WithBackoff(wait.Backoff{Duration: time.Second, Factor: 2}), "WithBackoff"),
+		Entry("a negative progress deadline", syncer.WithTiming(syncer.Timing{WatchProgressTimeout: -time.Second}), "Timing.WatchProgressTimeout"),
+		Entry("a negative backoff", syncer.WithTiming(syncer.Timing{Backoff: wait.Backoff{Duration: -time.Second}}), "Timing.Backoff"),
+		Entry("a growing backoff without a cap", syncer.WithTiming(syncer.Timing{Backoff: wait.Backoff{Duration: time.Second, Factor: 2}}), "Timing.Backoff"),
+		Entry("no GETs in flight", syncer.WithMetadataRelist(syncer.MetadataRelist{Gets: -1}), "MetadataRelist.Gets"),
 		Entry("an unknown initial list", syncer.WithInitialList(9), "WithInitialList"),
 	)
+
+	It("take a zero field of Timing or MetadataRelist for its default", func() {
+		_, err := syncer.New(nil, []resources.Type{resources.Nodes}, newRecorder(), syncer.WithTiming(syncer.Timing{}),
+			syncer.WithMetadataRelist(syncer.MetadataRelist{}), syncertest.NewAPI(resources.Nodes).Option())
+		Expect(err).NotTo(HaveOccurred())
+	})
 
 	It("print unknown values without panicking", func() {
 		Expect(syncer.SyncStatus(10).String()).To(Equal("SyncStatus(10)"))

@@ -41,7 +41,7 @@ var _ = Describe("an object's strings", func() {
 			clients := wire.Clients{Typed: clientsOf(srv).Typed}
 			s, err := syncer.New(nil, []resources.Type{resources.ConfigMaps}, rec,
 				syncer.WithLogger(log), syncer.WithInitialList(strategy), syncer.WithPageSize(20),
-				syncer.WithBackoff(testBackoff), syncer.WithLazyValues(),
+				syncer.WithTiming(syncer.Timing{Backoff: testBackoff}), syncer.WithLazyValues(),
 				syncer.WithListerWatcher(func(t resources.Type) (cache.ListerWatcherWithContext, error) {
 					return wire.ListerWatcher(t, clients), nil
 				}))

@@ -29,7 +29,7 @@ var _ = Describe("The lifecycle", func() {
 		})
 		e.start()
 		Eventually(returned, 2*time.Second).Should(BeClosed(), "Stop returned while a callback waited on it")
-		Eventually(e.s.Done(), 2*time.Second).Should(BeClosed())
+		Eventually(syncer.DoneOf(e.s), 2*time.Second).Should(BeClosed())
 		Eventually(func() error { return goleak.Find(ignore) }).Should(Succeed())
 	})
 })
@@ -46,7 +46,7 @@ var _ = Describe("Run", func() {
 		Consistently(ran, 50*time.Millisecond).ShouldNot(Receive())
 		cancel()
 		Eventually(ran).Should(Receive(BeNil()))
-		Expect(e.s.Done()).To(BeClosed())
+		Expect(syncer.DoneOf(e.s)).To(BeClosed())
 		Expect(goleak.Find(ignore)).To(Succeed())
 	})
 
@@ -60,7 +60,7 @@ var _ = Describe("Run", func() {
 
 		never := newEnv([]string{"a"})
 		never.s.Stop()
-		Expect(never.s.Done()).To(BeClosed(), "a syncer stopped before it started is done")
+		Expect(syncer.DoneOf(never.s)).To(BeClosed(), "a syncer stopped before it started is done")
 		Expect(never.s.Run(context.Background())).To(MatchError(syncer.ErrStopped))
 	})
 })

@@ -7,46 +7,19 @@ import (
 	"k8s.io/utils/clock"
 )
 
-// WithLivenessStatus makes the status follow liveness, as Calico's
-// watchersyncer does since it derives its status from every cache's: a type
-// the server has not answered for after (no event, bookmark, list page or
-// opened watch), or that relists, takes the status out of InSync, to
-// ResyncInProgress, or to WaitForDatastore when every type is silent; once
-// the types answer again it comes back through ResyncInProgress to InSync.
-// Updates queued before a change of status are delivered before it, and no
-// OnUpdates is delivered while the status is WaitForDatastore. A type that is
-// refused or missing counts as it does without the option. TypeStatus and the
-// Observer show each type's status the same way.
-//
-// Without it (the default) the status stays InSync once reached: a relist
-// arrives as one batch, and the age of each type's view is in TypeStatus. Choose
-// the default for a consumer that acts on every update as it comes and needs
-// only to know that a whole state arrived once; choose liveness for one that
-// must stop acting on a view that has gone old (a policy agent that should
-// not program from a stale cache, a consumer that pauses sensitive work while
-// the status is down), at the price of status changes on every outage.
-//
-// after must be longer than the apiserver's bookmark interval (about a
-// minute, kube-apiserver's watch cache), which is all a quiet type hears:
-// 90s does, and the progress deadline (WithWatchProgressTimeout, 3 min)
-// replaces the connection of a silent watch. 0 turns it off.
-func WithLivenessStatus(after time.Duration) Option {
-	return func(c *config) { c.liveAfter = after }
-}
-
 // liveTimer wakes the loop when a type may have fallen silent.
 type liveTimer struct {
 	t     clock.Timer
 	armed bool
 }
 
-// live reports whether the status follows liveness.
+// live reports whether the status follows liveness (Timing.LivenessStatus).
 func (s *Syncer) live() bool { return s.cfg.live() }
 
 func (c *config) live() bool { return c.liveAfter > 0 }
 
 // statusOf is the type's status as the aggregate, the Observer and TypeStatus
-// read it: its own, or, with WithLivenessStatus, WaitForDatastore once the
+// read it: its own, or, with Timing.LivenessStatus, WaitForDatastore once the
 // server has not answered it for the option's time, as of now.
 func (ts *typeState) statusOf(now time.Time) SyncStatus {
 	if ts.cfg.live() && ts.silent(now) {
@@ -55,10 +28,10 @@ func (ts *typeState) statusOf(now time.Time) SyncStatus {
 	return ts.status()
 }
 
-// silent: with WithLivenessStatus, the server has not answered the type for
+// silent: with Timing.LivenessStatus, the server has not answered the type for
 // the option's time; a refused or missing type is never silent.
 func (ts *typeState) silent(now time.Time) bool {
-	if !ts.cfg.live() || ts.phase == refused || ts.phase == missing {
+	if !ts.cfg.live() || ts.phase == PhaseRefused || ts.phase == PhaseMissing {
 		return false
 	}
 	return now.Sub(ts.fresh.heard) >= ts.cfg.liveAfter
@@ -104,7 +77,7 @@ func (s *Syncer) liveFired(ctx context.Context) {
 	}
 }
 
-// throughResync: with WithLivenessStatus, the way from WaitForDatastore back
+// throughResync: with Timing.LivenessStatus, the way from WaitForDatastore back
 // to InSync goes through ResyncInProgress, as Calico's does, even when every
 // type answers at once.
 func (s *Syncer) throughResync(st SyncStatus) {

@@ -56,7 +56,7 @@ func (e *env) driveUntilInSync(clock *clocktesting.FakeClock) {
 	}).Should(Equal(syncer.InSync))
 }
 
-var _ = Describe("The liveness status (WithLivenessStatus)", func() {
+var _ = Describe("The liveness status (Timing.LivenessStatus)", func() {
 	const after = 90 * time.Second
 	var (
 		e     *env
@@ -64,8 +64,8 @@ var _ = Describe("The liveness status (WithLivenessStatus)", func() {
 	)
 	BeforeEach(func() {
 		clock = newParkingClock()
-		e = newEnv([]string{"a", "b"}, syncer.WithClock(clock), syncer.WithLivenessStatus(after),
-			syncer.WithWatchProgressTimeout(time.Hour)) // a silent watch stays open: this spec is about the status
+		e = newEnv([]string{"a", "b"}, syncer.WithClock(clock), syncer.WithTiming(syncer.Timing{LivenessStatus: after}),
+			syncer.WithTiming(syncer.Timing{WatchProgressTimeout: time.Hour})) // a silent watch stays open: this spec is about the status
 		e.api["a"].Set("1")
 		e.api["b"].Set("1")
 		e.start()
@@ -98,7 +98,7 @@ var _ = Describe("The liveness status (WithLivenessStatus)", func() {
 			drive(clock.FakeClock, time.Second, time.Second)
 			return e.rec.last()
 		}).Should(Equal(syncer.WaitForDatastore), "every type silent")
-		Expect(e.s.TypeStatus()).To(HaveEach(HaveField("Status", syncer.WaitForDatastore)))
+		Expect(e.s.Statuses()).To(HaveEach(HaveField("Status", syncer.WaitForDatastore)))
 
 		for _, n := range []string{"a", "b"} {
 			e.api[n].FailLists(nil)
@@ -159,8 +159,8 @@ var _ = Describe("The liveness status (WithLivenessStatus)", func() {
 var _ = Describe("The liveness status of one type", func() {
 	It("comes back from WaitForDatastore through ResyncInProgress, with updates or without", func() {
 		clock := clocktesting.NewFakeClock(time.Now())
-		e := newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithLivenessStatus(time.Minute),
-			syncer.WithWatchProgressTimeout(time.Hour))
+		e := newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithTiming(syncer.Timing{LivenessStatus: time.Minute}),
+			syncer.WithTiming(syncer.Timing{WatchProgressTimeout: time.Hour}))
 		defer e.shutdown()
 		e.start()
 		e.waitInSync()
@@ -182,14 +182,14 @@ var _ = Describe("The liveness status of one type", func() {
 var _ = Describe("The default status", func() {
 	It("stays InSync once reached, however long the types are silent", func() {
 		clock := clocktesting.NewFakeClock(time.Now())
-		e := newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithWatchProgressTimeout(time.Hour))
+		e := newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithTiming(syncer.Timing{WatchProgressTimeout: time.Hour}))
 		defer e.shutdown()
 		e.start()
 		e.waitInSync()
 		e.waitWatching("a")
 		mark := e.rec.mark()
 		drive(clock, 10*time.Minute, 10*time.Second)
-		Expect(e.s.TypeStatus()[0]).To(And(HaveField("Status", syncer.InSync), HaveField("Age", 10*time.Minute)))
+		Expect(e.s.Statuses()[0]).To(And(HaveField("Status", syncer.InSync), HaveField("Age", 10*time.Minute)))
 		// An update made after the ten minutes: the loop had their timers ready
 		// before it, so a status they brought on shows ahead of the update.
 		e.api["a"].Put("1")

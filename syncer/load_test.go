@@ -50,8 +50,7 @@ var _ = Describe("A server that is behind (too large a resource version)", func(
 	It("makes a watch retry from its revision on the backoff, and relist only once the behind limit passes", func() {
 		clock := newParkingClock()
 		lists := &listings{}
-		e := newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithBackoff(rateBackoff),
-			syncer.WithWatchProgressTimeout(time.Hour), syncer.WithBehindLimit(time.Minute), syncer.WithObserver(lists))
+		e := newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithTiming(syncer.Timing{Backoff: rateBackoff, WatchProgressTimeout: time.Hour, BehindLimit: time.Minute}), syncer.WithObserver(lists))
 		defer e.shutdown()
 		e.api["a"].Set("1")
 		e.start()
@@ -86,7 +85,7 @@ var _ = Describe("A server that is behind (too large a resource version)", func(
 	It("makes a streaming list retry on the backoff, with no relist reason and no fallback to paged lists", func() {
 		clock := newParkingClock()
 		lists := &listings{}
-		e := newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithBackoff(rateBackoff),
+		e := newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithTiming(syncer.Timing{Backoff: rateBackoff}),
 			syncer.WithInitialList(syncer.Auto), syncer.WithObserver(lists))
 		defer e.shutdown()
 		e.api["a"].Set("1")
@@ -111,8 +110,7 @@ var _ = Describe("Deadlines under back-pressure", func() {
 		clock := newParkingClock()
 		seen := &eventsOf{name: "a"}
 		e := newEnv([]string{"a", "b"}, syncer.WithClock(clock), syncer.WithInitialList(syncer.Auto),
-			syncer.WithMaxQueued(1), syncer.WithInitialEventsTimeout(10*time.Second),
-			syncer.WithWatchProgressTimeout(time.Hour), syncer.WithObserver(seen))
+			syncer.WithMaxQueued(1), syncer.WithTiming(syncer.Timing{InitialEventsTimeout: 10 * time.Second, WatchProgressTimeout: time.Hour}), syncer.WithObserver(seen))
 		defer e.shutdown()
 		e.api["a"].Set("1")
 		e.api["b"].Set("1")
@@ -154,7 +152,7 @@ var _ = Describe("Backoff after a burst of faults", func() {
 		short := time.Duration(float64(b.Duration) * (1 + b.Jitter))
 		const tick = 50 * time.Millisecond // what a fake-time measurement may add
 		seen := &eventsOf{name: "a"}
-		e := newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithBackoff(b), syncer.WithWatchProgressTimeout(time.Hour),
+		e := newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithTiming(syncer.Timing{Backoff: b, WatchProgressTimeout: time.Hour}),
 			syncer.WithObserver(seen))
 		defer e.shutdown()
 		rv := e.api["a"].Set("1")
@@ -239,7 +237,7 @@ func lastWatch(r *syncertest.Resource) syncertest.Call {
 // for the server to catch up, from its revision; past the behind limit it
 // relists. An agent that would rather relist sooner after an etcd restore shortens
 // the limit.
-func ExampleWithBehindLimit() {
+func ExampleWithTiming_behindLimit() {
 	api := syncertest.New(resources.Nodes.GVR.GroupResource())
 	api.Set("node-a")
 	quiet := logrus.New()
@@ -247,7 +245,7 @@ func ExampleWithBehindLimit() {
 	p := printer{inSync: make(chan struct{})}
 	s, err := syncer.New(nil, []resources.Type{resources.Nodes}, p,
 		syncer.WithLogger(quiet),
-		syncer.WithBehindLimit(20*time.Second),
+		syncer.WithTiming(syncer.Timing{BehindLimit: 20 * time.Second}),
 		syncer.WithListerWatcher(func(resources.Type) (cache.ListerWatcherWithContext, error) { return api, nil }))
 	if err != nil {
 		panic(err)

@@ -20,44 +20,9 @@ import (
 // it sends half the streamed relist's bytes, and 1.05 of a paged one's.
 const DefaultMetadataRelist = 0.01
 
-// WithMetadataRelist sets the share of a type's objects (from 0 to 1) up to which
-// a relist of a type that has completed a list reads metadata first: a paged
-// metadata-only list (PartialObjectMetadataList, protobuf), compared with the
-// ledger, then one GET per new or changed object, and a watch from the metadata
-// list's revision. Past that share it lists in full as before (the metadata list
-// then cost extra). 0 turns it off: every relist lists in full. The consumer sees
-// what a full relist would give: one whole batch of the same changes and values.
-// It applies to types read on the raw path (built-in types as protobuf, custom
-// types as documents), not to KeysOnly types, nor to a type's first list, nor
-// to Syncer.Relist, which lists in full. A type stops reading metadata first
-// when its server refuses a GET (a role of list and watch only), or when its
-// metadata list cost more than 0.8 of what its GETs say a full list would
-// (objects that are mostly metadata).
-//
-// Default: DefaultMetadataRelist.
-func WithMetadataRelist(maxChanged float64) Option {
-	return func(c *config) { c.metaRelist = maxChanged }
-}
-
 // DefaultMetadataRelistGets is how many GETs a metadata-first relist has in
-// flight at once (see WithMetadataRelistGets).
+// flight at once (see MetadataRelist.Gets).
 const DefaultMetadataRelistGets = 8
-
-// WithMetadataRelistGets sets how many GETs of changed objects a metadata-first
-// relist (WithMetadataRelist) has in flight at once; n < 1 means the default.
-// One after another, each GET costs a round trip: 1,000 changed ConfigMaps took
-// about 6 s from the 410 to the type in sync (docs/cpu.md). A few round trips in
-// flight cut that wall time, while the apiserver sees a bounded burst, not one
-// request per changed object at once. The objects still reach the consumer as
-// one whole batch in the list's order, whatever order the answers come in.
-//
-// Default: DefaultMetadataRelistGets.
-func WithMetadataRelistGets(n int) Option {
-	if n < 1 {
-		n = DefaultMetadataRelistGets
-	}
-	return func(c *config) { c.metaGets = n }
-}
 
 // errFullRelist: the metadata-first relist gives way to a full one, which runs
 // at once in the same watcher (too many changed, an object gone since the
@@ -158,7 +123,7 @@ const fetchBatch = 100
 var errGetRefused = fmt.Errorf("%w: GET refused", errFullRelist)
 
 // fetch has the list GET each changed object at rv or newer, up to
-// WithMetadataRelistGets at a time, each under the progress deadline, and
+// MetadataRelist.Gets at a time, each under the progress deadline, and
 // hands them on as a list's objects (decoded, or lazy) in the list's order
 // (wire.MetaRelist.Fetch); it returns the bytes of the objects. The first
 // answer that ends the relist decides, and cancels the other GETs: an object

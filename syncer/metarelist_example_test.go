@@ -72,7 +72,7 @@ func getsOf(srv *syncertest.Server) int {
 // the syncer's watch was away, and its history compacted, as after an apiserver
 // restart. The consumer gets one batch, as a full relist would give it.
 func ExampleWithMetadataRelist() {
-	api, srv, b, stop := syncedConfigMaps(100, syncer.WithMetadataRelist(syncer.DefaultMetadataRelist))
+	api, srv, b, stop := syncedConfigMaps(100, syncer.WithMetadataRelist(syncer.MetadataRelist{MaxChanged: syncer.DefaultMetadataRelist}))
 	defer stop()
 
 	api.PutSilently(resources.ConfigMaps, configMap(7, "changed"))
@@ -89,8 +89,8 @@ func ExampleWithMetadataRelist() {
 // The GETs of a metadata-first relist run a few at a time, here 2; the
 // consumer still gets one batch in the list's order, whichever GET answered
 // first.
-func ExampleWithMetadataRelistGets() {
-	api, srv, b, stop := syncedConfigMaps(100, syncer.WithMetadataRelist(0.05), syncer.WithMetadataRelistGets(2))
+func ExampleWithMetadataRelist_gets() {
+	api, srv, b, stop := syncedConfigMaps(100, syncer.WithMetadataRelist(syncer.MetadataRelist{MaxChanged: 0.05}), syncer.WithMetadataRelist(syncer.MetadataRelist{Gets: 2}))
 	defer stop()
 
 	for i := range 4 {

@@ -70,11 +70,11 @@ func (g *getGate) mostInFlight() int {
 func startGetsRun(changed, gets int) *metaRun {
 	api, srv := newConfigMapServer(metaObjects)
 	return (&metaRun{api: api, srv: srv, t: resources.ConfigMaps}).
-		start(syncer.Paged, false, float64(changed)/metaObjects, syncer.WithMetadataRelistGets(gets))
+		start(syncer.Paged, false, float64(changed)/metaObjects, syncer.WithMetadataRelist(syncer.MetadataRelist{Gets: gets}))
 }
 
 var _ = Describe("the metadata-first relist's GETs", func() {
-	It("has at most WithMetadataRelistGets in flight, and delivers a full relist's batch", func() {
+	It("has at most MetadataRelist.Gets in flight, and delivers a full relist's batch", func() {
 		const changed, gets = 40, 4
 		full := startMetaRun(true, syncer.Paged, false, 0)
 		first := startGetsRun(changed, gets)

@@ -60,7 +60,7 @@ func (r *metaRun) start(strategy syncer.InitialList, lazy bool, maxChanged float
 	log := logrus.New()
 	log.SetOutput(GinkgoWriter)
 	opts := []syncer.Option{syncer.WithLogger(log), syncer.WithInitialList(strategy), syncer.WithPageSize(50),
-		syncer.WithBackoff(testBackoff), syncer.WithMetadataRelist(maxChanged),
+		syncer.WithTiming(syncer.Timing{Backoff: testBackoff}), syncer.WithMetadataRelist(syncer.MetadataRelist{MaxChanged: maxChanged, Off: maxChanged == 0}),
 		syncer.WithListerWatcher(func(t resources.Type) (cache.ListerWatcherWithContext, error) {
 			return wire.ListerWatcher(t, clients), nil
 		})}

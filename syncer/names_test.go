@@ -81,7 +81,7 @@ var _ = Describe("Two types of one resource", func() {
 		Eventually(rec.last).Should(Equal(syncer.InSync))
 		Expect(rec.updates()).To(ConsistOf("New Pod/ns/a", "New Pod/ns/b"), "one Key.Kind from both")
 		counts := map[string]int{}
-		for _, st := range s.TypeStatus() {
+		for _, st := range s.Statuses() {
 			counts[st.Name] = st.Objects
 		}
 		Expect(counts).To(Equal(map[string]int{"pods-of-a": 1, "pods-of-b": 1}))

@@ -15,14 +15,15 @@ type Observer interface {
 	WatchRestarted(typeName string)
 	// EventReceived reports an event from the apiserver (an object or a bookmark).
 	EventReceived(typeName string)
-	// Objects reports the number of keys the type holds now: the keys its
+	// Keys reports the number of keys the type holds now: the keys its
 	// conversion produced for the objects it tracks, as delivered to the
 	// callbacks. An object the conversion dropped counts for none, and one it
-	// made two KVPairs of for two.
-	Objects(typeName string, n int)
-	// TypeStatus reports the type's own status. It changes during a relist of the
-	// type even after the aggregate status has reached InSync.
-	TypeStatus(typeName string, status SyncStatus)
+	// made two KVPairs of for two (TypeStatus.Objects counts the objects).
+	Keys(typeName string, n int)
+	// StatusChanged reports the type's own status (TypeStatus.Status) when it
+	// changes. It changes during a relist of the type even after the aggregate
+	// status has reached InSync.
+	StatusChanged(typeName string, status SyncStatus)
 	// ConversionFailed reports an object that failed conversion.
 	ConversionFailed(typeName string)
 	// SyncFailed reports the start of a failure episode of a type: once, not once
@@ -49,11 +50,11 @@ func (NopObserver) WatchRestarted(string) {}
 // EventReceived does nothing.
 func (NopObserver) EventReceived(string) {}
 
-// Objects does nothing.
-func (NopObserver) Objects(string, int) {}
+// Keys does nothing.
+func (NopObserver) Keys(string, int) {}
 
-// TypeStatus does nothing.
-func (NopObserver) TypeStatus(string, SyncStatus) {}
+// StatusChanged does nothing.
+func (NopObserver) StatusChanged(string, SyncStatus) {}
 
 // ConversionFailed does nothing.
 func (NopObserver) ConversionFailed(string) {}
@@ -88,15 +89,15 @@ func (os observers) EventReceived(t string) {
 	}
 }
 
-func (os observers) Objects(t string, n int) {
+func (os observers) Keys(t string, n int) {
 	for _, o := range os {
-		o.Objects(t, n)
+		o.Keys(t, n)
 	}
 }
 
-func (os observers) TypeStatus(t string, s SyncStatus) {
+func (os observers) StatusChanged(t string, s SyncStatus) {
 	for _, o := range os {
-		o.TypeStatus(t, s)
+		o.StatusChanged(t, s)
 	}
 }
 

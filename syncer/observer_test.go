@@ -19,7 +19,7 @@ type countingObserver struct {
 	n  map[string]int
 }
 
-func (o *countingObserver) Objects(typeName string, n int) {
+func (o *countingObserver) Keys(typeName string, n int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.n[typeName] = n
@@ -59,7 +59,7 @@ var _ = Describe("The observer's object count", func() {
 		e.start()
 		Eventually(obs.of("a")).Should(Equal(3), "0 dropped, 1 twice, 2 once")
 		Eventually(e.rec.updates).Should(HaveLen(3), "delivered after the loop told the observer")
-		Expect(e.s.TypeStatus()[0].Objects).To(Equal(3), "TypeStatus counts the objects tracked")
+		Expect(e.s.Statuses()[0].Objects).To(Equal(3), "TypeStatus counts the objects tracked")
 		e.api["a"].Delete("1")
 		Eventually(obs.of("a")).Should(Equal(1))
 	})

@@ -64,10 +64,10 @@ type config struct {
 	clock                clock.WithDelayedExecution
 	checkpoint           Checkpoint      // WithCheckpoint (checkpoint.go); nil: none
 	lazyValues           bool            // WithLazyValues (lazy.go)
-	metaRelist           float64         // WithMetadataRelist (metarelist.go)
-	metaGets             int             // WithMetadataRelistGets (metarelist.go)
-	liveAfter            time.Duration   // WithLivenessStatus (liveness.go); 0: off
-	unreachableAfter     time.Duration   // WithUnreachableAfter (unreachable.go)
+	metaRelist           float64         // WithMetadataRelist (metarelist.go); 0: off
+	metaGets             int             // WithMetadataRelist (metarelist.go)
+	liveAfter            time.Duration   // Timing.LivenessStatus (liveness.go); 0: off
+	unreachableAfter     time.Duration   // Timing.UnreachableAfter (unreachable.go)
 	requiredNames        []string        // WithRequired (required.go), as given
 	required             map[string]bool // the required types' Names, resolved by New
 	// decodes counts the objects decoded in full, shared by every watcher.
@@ -122,18 +122,19 @@ func (c *config) validate() error {
 		{c.pageSize < 1, "WithPageSize", "must be at least 1"},
 		{c.maxBatch < 1, "WithMaxBatch", "must be at least 1"},
 		{c.maxQueued < 1, "WithMaxQueued", "must be at least 1"},
-		{c.errorsToResync < 1, "WithErrorsToResync", "must be at least 1"},
-		{c.minWatchLife < 0, "WithMinWatchLife", "must not be negative"},
-		{c.behindLimit <= 0, "WithBehindLimit", "must be positive"},
-		{c.progressTimeout <= 0, "WithWatchProgressTimeout", "must be positive"},
-		{c.initialEventsTimeout <= 0, "WithInitialEventsTimeout", "must be positive"},
-		{c.liveAfter < 0, "WithLivenessStatus", "must not be negative"},
-		{c.unreachableAfter <= 0, "WithUnreachableAfter", "must be positive"},
+		{c.errorsToResync < 1, "Timing.ErrorsToRelist", "must be at least 1"},
+		{c.minWatchLife < 0, "Timing.MinWatchLife", "must not be negative"},
+		{c.behindLimit <= 0, "Timing.BehindLimit", "must be positive"},
+		{c.progressTimeout <= 0, "Timing.WatchProgressTimeout", "must be positive"},
+		{c.initialEventsTimeout <= 0, "Timing.InitialEventsTimeout", "must be positive"},
+		{c.liveAfter < 0, "Timing.LivenessStatus", "must not be negative"},
+		{c.unreachableAfter <= 0, "Timing.UnreachableAfter", "must be positive"},
 		{c.initialList > Paged, "WithInitialList", "is not Auto, WatchList or Paged"},
-		{!(c.metaRelist >= 0 && c.metaRelist <= 1), "WithMetadataRelist", "must be from 0 to 1"},
-		{b.Duration <= 0, "WithBackoff", "Duration must be positive"},
-		{b.Factor < 0 || b.Jitter < 0, "WithBackoff", "Factor and Jitter must not be negative"},
-		{b.Factor > 1 && b.Cap <= 0, "WithBackoff", "a growing backoff needs a Cap"},
+		{!(c.metaRelist >= 0 && c.metaRelist <= 1), "MetadataRelist.MaxChanged", "must be from 0 to 1"},
+		{c.metaGets < 1, "MetadataRelist.Gets", "must be at least 1"},
+		{b.Duration <= 0, "Timing.Backoff", "Duration must be positive"},
+		{b.Factor < 0 || b.Jitter < 0, "Timing.Backoff", "Factor and Jitter must not be negative"},
+		{b.Factor > 1 && b.Cap <= 0, "Timing.Backoff", "a growing backoff needs a Cap"},
 		{c.log == nil, "WithLogger", "must not be nil"},
 		{c.observer == nil, "WithObserver", "must not be nil"},
 	}
@@ -147,8 +148,8 @@ func (c *config) validate() error {
 
 var errNilCallbacks = errors.New("syncer: nil Callbacks")
 
-// DefaultBackoff is the retry backoff of a Syncer without WithBackoff: from 500ms,
-// doubling, with 20% jitter, up to 30s.
+// DefaultBackoff is the retry backoff of a Syncer whose Timing sets none: from
+// 500ms, doubling, with 20% jitter, up to 30s.
 func DefaultBackoff() wait.Backoff {
 	return wait.Backoff{Duration: 500 * time.Millisecond, Factor: 2, Jitter: 0.2, Steps: 1 << 30, Cap: 30 * time.Second}
 }
@@ -171,50 +172,11 @@ func WithMaxBatch(n int) Option { return func(c *config) { c.maxBatch = n } }
 // catches up.
 func WithMaxQueued(n int) Option { return func(c *config) { c.maxQueued = n } }
 
-// WithBackoff sets the retry backoff of each type (default DefaultBackoff): every
-// request that follows a failure waits the next step, from Duration, times Factor,
-// up to Cap, lengthened by up to Jitter. A watch that stayed open for the minimum
-// watch life resets it, and so does one that stayed open for Duration once the
-// server had answered (its list completed, or an event or bookmark came). Steps is
-// ignored: retries never stop.
-func WithBackoff(b wait.Backoff) Option { return func(c *config) { c.backoff = b } }
-
-// WithErrorsToResync sets how many consecutive watch errors at one revision make a
-// type relist (default 5).
-func WithErrorsToResync(n int) Option { return func(c *config) { c.errorsToResync = n } }
-
 // DefaultBehindLimit is how long a server may answer that it has not reached a
 // type's revision yet (too large a resource version) before the type relists. A
 // watch cache that lags etcd catches up in seconds; a server that stays behind for
 // a minute has lost revisions (an etcd restore), and only a list helps.
 const DefaultBehindLimit = time.Minute
-
-// WithBehindLimit sets how long a type retries, on its backoff and from its
-// revision, a watch that the server answers with too large a resource version
-// before it relists (default DefaultBehindLimit).
-func WithBehindLimit(d time.Duration) Option { return func(c *config) { c.behindLimit = d } }
-
-// WithMinWatchLife sets how long a watch must stay open to count as healthy even
-// if the server sent nothing on it (default 30s): its end is re-opened at once and
-// resets the type's backoff. A watch that ends or fails sooner, and before the
-// server answered (see WithBackoff), is retried after the next backoff step.
-func WithMinWatchLife(d time.Duration) Option { return func(c *config) { c.minWatchLife = d } }
-
-// WithWatchProgressTimeout sets how long a watch, or a request of a list, may go
-// without a byte of progress (an event, a bookmark, a page) before it is closed and
-// retried (default DefaultWatchProgressTimeout). This is what notices a
-// half-open connection.
-func WithWatchProgressTimeout(d time.Duration) Option {
-	return func(c *config) { c.progressTimeout = d }
-}
-
-// WithInitialEventsTimeout sets how long a streaming list (WatchList) may go
-// without an event before its initial-events-end bookmark (default 30s: with 60
-// agents starting at once on a loaded apiserver, streams paused for over 10s). Past it,
-// Auto falls back to paged lists for the type; WatchList retries.
-func WithInitialEventsTimeout(d time.Duration) Option {
-	return func(c *config) { c.initialEventsTimeout = d }
-}
 
 // WithListerWatcher replaces the API clients: fn returns the lister/watcher of each
 // type. With it, New accepts a nil rest.Config. It serves tests and callers that
@@ -245,4 +207,50 @@ func withClock(c clock.WithDelayedExecution) Option { return func(cfg *config) {
 // withSpawn replaces how a watcher generation runs (config.spawn).
 func withSpawn(f func(ctx context.Context, w *watcher, p plan, done chan struct{})) Option {
 	return func(cfg *config) { cfg.spawn = f }
+}
+
+// MetadataRelist is how a relist of a type that has completed a list reads its
+// objects: metadata first, then only what changed. Give it to
+// WithMetadataRelist; a zero field leaves its setting as it was, which is the
+// default stated on the field unless an earlier WithMetadataRelist set it.
+//
+// Metadata first is a paged metadata-only list (PartialObjectMetadataList,
+// protobuf), compared with the ledger, then one GET per new or changed object,
+// and a watch from the metadata list's revision. The consumer sees what a full
+// relist would give: one whole batch of the same changes and values. It
+// applies to types read on the raw path (built-in types as protobuf, custom
+// types as documents), not to KeysOnly types, nor to a type's first list, nor
+// to Syncer.Relist, which lists in full. A type stops reading metadata first
+// when its server refuses a GET (a role of list and watch only), or when its
+// metadata list cost more than 0.8 of what its GETs say a full list would
+// (objects that are mostly metadata).
+type MetadataRelist struct {
+	// Off makes every relist list in full.
+	Off bool
+	// MaxChanged is the share of a type's objects (above 0, up to 1) up to
+	// which a relist reads metadata first (default DefaultMetadataRelist). Past
+	// it the relist lists in full as before, and the metadata list cost extra.
+	MaxChanged float64
+	// Gets is how many GETs of changed objects are in flight at once (default
+	// DefaultMetadataRelistGets). One after another, each GET costs a round
+	// trip: 1,000 changed ConfigMaps took about 6 s from the 410 to the type in
+	// sync (docs/cpu.md). A few round trips in flight cut that wall time, while
+	// the apiserver sees a bounded burst, not one request per changed object at
+	// once. The objects still reach the consumer as one whole batch in the
+	// list's order, whatever order the answers come in.
+	Gets int
+}
+
+// WithMetadataRelist sets how relists read metadata first (see MetadataRelist).
+// Without it, every type reads metadata first up to DefaultMetadataRelist
+// changed, with DefaultMetadataRelistGets GETs in flight. Given more than once,
+// each sets the fields it does not leave zero.
+func WithMetadataRelist(m MetadataRelist) Option {
+	return func(c *config) {
+		setNonZero(&c.metaRelist, m.MaxChanged)
+		setNonZero(&c.metaGets, m.Gets)
+		if m.Off {
+			c.metaRelist = 0
+		}
+	}
 }

@@ -43,8 +43,8 @@ var _ = Describe("Rate bounds over ten minutes of fake time", func() {
 			clock := newParkingClock()
 			opts := append([]syncer.Option{
 				syncer.WithClock(clock),
-				syncer.WithBackoff(rateBackoff),
-				syncer.WithWatchProgressTimeout(time.Hour), // the healthy type's silent watch stays open
+				syncer.WithTiming(syncer.Timing{Backoff: rateBackoff}),
+				syncer.WithTiming(syncer.Timing{WatchProgressTimeout: time.Hour}), // the healthy type's silent watch stays open
 			}, p.opts...)
 			e := newEnv([]string{"a", "b"}, opts...)
 			defer e.shutdown()
@@ -135,7 +135,7 @@ var _ = Describe("Rate bounds over ten minutes of fake time", func() {
 			a.EndWatches()
 		}}),
 		Entry("a backoff with Steps 0", pattern{
-			opts: []syncer.Option{syncer.WithBackoff(wait.Backoff{Duration: 500 * time.Millisecond, Factor: 2, Cap: 30 * time.Second})},
+			opts: []syncer.Option{syncer.WithTiming(syncer.Timing{Backoff: wait.Backoff{Duration: 500 * time.Millisecond, Factor: 2, Cap: 30 * time.Second}})},
 			inject: func(a *syncertest.Resource) {
 				a.FailWatchCalls(internal)
 				a.EndWatches()
@@ -146,7 +146,7 @@ var _ = Describe("Rate bounds over ten minutes of fake time", func() {
 var _ = Describe("Watch liveness", func() {
 	It("re-opens a watch that stays silent past the progress deadline from its last revision, without a list", func() {
 		clock := newParkingClock()
-		e := newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithWatchProgressTimeout(time.Minute))
+		e := newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithTiming(syncer.Timing{WatchProgressTimeout: time.Minute}))
 		defer e.shutdown()
 		e.api["a"].Set("1")
 		e.start()

@@ -77,7 +77,7 @@ var _ = Describe("the raw protobuf path", func() {
 		var err error
 		s, err = syncer.New(nil, []resources.Type{t}, rec, append([]syncer.Option{
 			syncer.WithLogger(log), syncer.WithInitialList(strategy), syncer.WithPageSize(50),
-			syncer.WithBackoff(testBackoff),
+			syncer.WithTiming(syncer.Timing{Backoff: testBackoff}),
 			syncer.WithListerWatcher(func(t resources.Type) (cache.ListerWatcherWithContext, error) {
 				return wire.ListerWatcher(t, clients), nil
 			})}, opts...)...)

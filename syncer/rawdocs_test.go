@@ -98,7 +98,7 @@ var _ = Describe("the raw document path of a custom type", func() {
 					log.SetOutput(GinkgoWriter)
 					clients := clientsOf(srv)
 					opts := []syncer.Option{syncer.WithLogger(log), syncer.WithInitialList(strategy),
-						syncer.WithPageSize(50), syncer.WithBackoff(testBackoff),
+						syncer.WithPageSize(50), syncer.WithTiming(syncer.Timing{Backoff: testBackoff}),
 						syncer.WithListerWatcher(func(t resources.Type) (cache.ListerWatcherWithContext, error) {
 							return wire.ListerWatcher(t, clients), nil
 						})}
@@ -159,7 +159,7 @@ var _ = Describe("the raw document path of a custom type", func() {
 		log.SetOutput(GinkgoWriter)
 		run := func(r *recorder) *syncer.Syncer {
 			s, err := syncer.New(nil, []resources.Type{resources.NetworkSets}, r,
-				syncer.WithLogger(log), syncer.WithBackoff(testBackoff), syncer.WithLazyValues(),
+				syncer.WithLogger(log), syncer.WithTiming(syncer.Timing{Backoff: testBackoff}), syncer.WithLazyValues(),
 				fileCheckpoint(path),
 				syncer.WithListerWatcher(func(t resources.Type) (cache.ListerWatcherWithContext, error) {
 					return wire.ListerWatcher(t, clients), nil

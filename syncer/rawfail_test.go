@@ -67,7 +67,7 @@ var _ = Describe("a raw object whose body does not decode", func() {
 		log.SetOutput(io.Discard)
 		rec := newRecorder()
 		s, err := syncer.New(nil, []resources.Type{resources.ConfigMaps}, rec, syncer.WithLogger(log),
-			syncer.WithInitialList(syncer.Paged), syncer.WithBackoff(testBackoff),
+			syncer.WithInitialList(syncer.Paged), syncer.WithTiming(syncer.Timing{Backoff: testBackoff}),
 			syncer.WithListerWatcher(func(t resources.Type) (cache.ListerWatcherWithContext, error) {
 				return wire.ListerWatcher(t, clients), nil
 			}))

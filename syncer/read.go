@@ -105,7 +105,7 @@ func (ts *typeState) retryList() {
 // ResyncInProgress, even while its requests fail, unless the type is missing or
 // refused.
 func (ts *typeState) notCaughtUp() bool {
-	if ts.phase == missing || ts.phase == refused {
+	if ts.phase == PhaseMissing || ts.phase == PhaseRefused {
 		return false
 	}
 	switch r := ts.read.(type) {

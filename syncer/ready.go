@@ -25,7 +25,7 @@ var ErrNotReady = errors.New("syncer: not ready")
 // within maxAge, where TypeStatus's phases alone would stay "watching".
 func (s *Syncer) Ready(maxAge time.Duration) error {
 	var why []string
-	for _, st := range s.TypeStatus() {
+	for _, st := range s.Statuses() {
 		switch {
 		case st.Required && st.Failure != NoFailure:
 			why = append(why, fmt.Sprintf("%s is %s (%s)", st.Name, st.Phase, st.Failure))

@@ -29,13 +29,13 @@ func ExampleSyncer_Ready() {
 	quiet.SetOutput(io.Discard)
 	rec := syncertest.NewRecorder()
 	s, err := syncer.New(nil, []resources.Type{pods, policies}, rec, api.Option(), syncer.WithLogger(quiet),
-		syncer.WithRequired(policies.Name), syncer.WithBackoff(testBackoff))
+		syncer.WithRequired(policies.Name), syncer.WithTiming(syncer.Timing{Backoff: testBackoff}))
 	if err != nil {
 		panic(err)
 	}
 	s.Start(ctx)
 	defer func() { s.Stop(); s.Wait() }()
-	for ctx.Err() == nil && (s.TypeStatus()[0].Status != syncer.InSync || s.TypeStatus()[1].Phase != "refused") {
+	for ctx.Err() == nil && (s.Statuses()[0].Status != syncer.InSync || s.Statuses()[1].Phase != syncer.PhaseRefused) {
 		time.Sleep(time.Millisecond)
 	}
 	err = s.Ready(0)

@@ -12,7 +12,7 @@ const (
 	// ListInitial: the type's first list.
 	ListInitial
 	// ListExpired: its revision expired (410 Gone), or the server stayed behind it
-	// (too large a resource version) past WithBehindLimit.
+	// (too large a resource version) past Timing.BehindLimit.
 	ListExpired
 	// ListReappeared: a type that was not served (404) is retried.
 	ListReappeared

@@ -8,7 +8,7 @@ import "fmt"
 // and is reported through OnSyncFailed as any type is. A required type whose API
 // disappears after it synced keeps what it had, as a forbidden type does, instead
 // of being reported Deleted: a policy agent fails closed. Once the syncer has
-// reported InSync it stays InSync, unless WithLivenessStatus makes the status
+// reported InSync it stays InSync, unless Timing.LivenessStatus makes the status
 // follow; TypeStatus then shows the failing type. New refuses a name that is not
 // one of its types.
 func WithRequired(names ...string) Option {
@@ -34,5 +34,5 @@ func (ts *typeState) required() bool { return ts.cfg.required[ts.t.Name] }
 // failsClosed: a required type that is refused or missing is not in sync, where
 // a type that is not required counts as synced.
 func (ts *typeState) failsClosed() bool {
-	return ts.required() && (ts.phase == refused || ts.phase == missing)
+	return ts.required() && (ts.phase == PhaseRefused || ts.phase == PhaseMissing)
 }

@@ -37,7 +37,7 @@ func ExampleWithRequired() {
 	if err := rec.WaitFor(context.Background(), settled); err != nil {
 		panic(err)
 	}
-	st := s.TypeStatus()[1]
+	st := s.Statuses()[1]
 	fmt.Printf("%s required=%v %s %s: %v\n", st.Name, st.Required, st.Phase, st.Failure, st.Status)
 	status, _ := rec.Status()
 	fmt.Println("status:", status)

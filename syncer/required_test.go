@@ -15,7 +15,7 @@ import (
 
 // statusOf returns the TypeStatus of type n.
 func (e *env) statusOf(n string) syncer.TypeStatus {
-	for _, st := range e.s.TypeStatus() {
+	for _, st := range e.s.Statuses() {
 		if st.Name == n {
 			return st
 		}
@@ -29,7 +29,7 @@ var _ = Describe("Required types", func() {
 	AfterEach(func() { e.shutdown() })
 
 	DescribeTable("keep the status out of InSync while refused or missing, and report why",
-		func(fail func() error, want syncer.Failure, phase string) {
+		func(fail func() error, want syncer.Failure, phase syncer.Phase) {
 			e = newEnv([]string{"a", "b"}, syncer.WithRequired("B")) // by Kind, as TypeOf takes it
 			e.api["a"].Set("1")
 			e.api["b"].FailLists(fail)
@@ -51,9 +51,9 @@ var _ = Describe("Required types", func() {
 				HaveField("Status", syncer.InSync), HaveField("Failure", syncer.NoFailure),
 				HaveField("Err", BeNil()), HaveField("Objects", 1)))
 		},
-		Entry("forbidden", forbidden, syncer.Forbidden, "refused"),
-		Entry("unauthorized", unauthorized, syncer.Unauthorized, "refused"),
-		Entry("missing", notFound, syncer.Missing, "missing"),
+		Entry("forbidden", forbidden, syncer.Forbidden, syncer.PhaseRefused),
+		Entry("unauthorized", unauthorized, syncer.Unauthorized, syncer.PhaseRefused),
+		Entry("missing", notFound, syncer.Missing, syncer.PhaseMissing),
 	)
 
 	It("keep what they had when their API goes away after the sync, and diff against it when it is back", func() {
@@ -71,7 +71,7 @@ var _ = Describe("Required types", func() {
 		Eventually(e.rec.failureCalls).Should(Equal([]string{"d: missing"}))
 		Consistently(func() []string { return e.rec.updatesSince(mark) }, 100*time.Millisecond).Should(BeEmpty(),
 			"nothing is reported Deleted")
-		Expect(e.statusOf("d")).To(And(HaveField("Phase", "missing"), HaveField("Failure", syncer.Missing),
+		Expect(e.statusOf("d")).To(And(HaveField("Phase", syncer.PhaseMissing), HaveField("Failure", syncer.Missing),
 			HaveField("Objects", 2), HaveField("Err", Satisfy(apierrors.IsNotFound))))
 		Expect(e.rec.last()).To(Equal(syncer.InSync), "once reported, InSync stays")
 
@@ -102,22 +102,22 @@ var _ = Describe("TypeStatus", func() {
 		seen := make(chan []syncer.TypeStatus, 1)
 		e.rec.setHook(func([]syncer.Update) {
 			e.rec.setHook(nil)
-			seen <- e.s.TypeStatus()
+			seen <- e.s.Statuses()
 		})
-		Expect(e.s.TypeStatus()).To(HaveLen(2), "before Start: every type, waiting")
-		Expect(e.statusOf("a")).To(And(HaveField("Phase", "waiting"), HaveField("Status", syncer.WaitForDatastore)))
+		Expect(e.s.Statuses()).To(HaveLen(2), "before Start: every type, waiting")
+		Expect(e.statusOf("a")).To(And(HaveField("Phase", syncer.PhaseWaiting), HaveField("Status", syncer.WaitForDatastore)))
 		e.start()
 		Eventually(seen).Should(Receive(HaveLen(2)))
 		e.waitInSync()
 		Eventually(func() syncer.TypeStatus { return e.statusOf("b") }).Should(And(
-			HaveField("Phase", "refused"), HaveField("Status", syncer.InSync),
+			HaveField("Phase", syncer.PhaseRefused), HaveField("Status", syncer.InSync),
 			HaveField("Failure", syncer.Forbidden), HaveField("Required", false)))
 		Expect(e.statusOf("a")).To(And(HaveField("Kind", "A"), HaveField("Objects", 2)))
 	})
 })
 
 // MatchFields matches the TypeStatus of a required type that fails with f.
-func failingRequired(f syncer.Failure, phase string) OmegaMatcher {
+func failingRequired(f syncer.Failure, phase syncer.Phase) OmegaMatcher {
 	return And(HaveField("Required", true), HaveField("Phase", phase), HaveField("Status", syncer.ResyncInProgress),
 		HaveField("Failure", f), HaveField("Err", HaveOccurred()), HaveField("Objects", 0))
 }

@@ -270,9 +270,9 @@ func (r *simRun) fire(k simFaultKind) { r.res0.fired[k]++ }
 func (r *simRun) options(l *simLife) []Option {
 	opts := []Option{
 		WithLogger(r.log), WithInitialList(r.initial), WithPageSize(3), WithMaxBatch(4), WithMaxQueued(12),
-		WithBackoff(simBackoff), WithErrorsToResync(3), WithBehindLimit(15 * time.Second),
-		WithMinWatchLife(5 * time.Second), WithWatchProgressTimeout(10 * time.Second),
-		WithInitialEventsTimeout(5 * time.Second), WithMetadataRelist(r.metaRelist),
+		WithTiming(Timing{Backoff: simBackoff, ErrorsToRelist: 3, BehindLimit: 15 * time.Second,
+			MinWatchLife: 5 * time.Second, WatchProgressTimeout: 10 * time.Second, InitialEventsTimeout: 5 * time.Second}),
+		WithMetadataRelist(MetadataRelist{MaxChanged: r.metaRelist, Off: r.metaRelist == 0}),
 		WithRequired(r.types[r.required].Name),
 		WithListerWatcher(func(resources.Type) (cache.ListerWatcherWithContext, error) { return simLW{}, nil }),
 		withClock(&simClock{r: r, l: l}), withSpawn(r.spawn),

@@ -63,7 +63,7 @@ var _ = Describe("A type's step", func() {
 			schema.GroupResource{Resource: "apps"}, "", nil)}, at)
 		Expect(calls.names).To(BeEmpty(), "the step called the Observer")
 		st.s.exec(st.ctx, ts, cmds)
-		Expect(calls.names).To(Equal([]string{"SyncFailed", "Listing", "Objects", "TypeStatus"}), "the first step tells all")
+		Expect(calls.names).To(Equal([]string{"SyncFailed", "Listing", "Keys", "StatusChanged"}), "the first step tells all")
 	})
 
 	It("confirms at the time it is given, and queues nothing before exec", func() {
@@ -101,7 +101,7 @@ type callLog struct {
 
 func (c *callLog) Listing(string, ListReason)          { c.names = append(c.names, "Listing") }
 func (c *callLog) SyncFailed(string, Failure)          { c.names = append(c.names, "SyncFailed") }
-func (c *callLog) TypeStatus(string, SyncStatus)       { c.names = append(c.names, "TypeStatus") }
-func (c *callLog) Objects(string, int)                 { c.names = append(c.names, "Objects") }
+func (c *callLog) StatusChanged(string, SyncStatus)    { c.names = append(c.names, "StatusChanged") }
+func (c *callLog) Keys(string, int)                    { c.names = append(c.names, "Keys") }
 func (c *callLog) EventReceived(string)                { c.names = append(c.names, "EventReceived") }
 func (c *callLog) Confirmed(string, string, time.Time) { c.names = append(c.names, "Confirmed") }

@@ -18,7 +18,7 @@ import (
 
 // Syncer lists and watches a set of resource types and reports them to Callbacks.
 // Build one with New, run it with Start (or Run), end it with Stop, and join it
-// with Wait (or Done).
+// with Wait.
 type Syncer struct {
 	cfg   config
 	cb    Callbacks
@@ -46,7 +46,7 @@ type Syncer struct {
 	reported bool
 	inSync   bool // InSync was reported: a later relist of one type does not undo it
 
-	// What TypeStatus returns: a copy the loop updates (typestatus.go).
+	// What Statuses returns: a copy the loop updates (typestatus.go).
 	statusMu sync.Mutex
 	statuses []TypeStatus
 	began    time.Time // when Start ran (freshness.go)
@@ -56,7 +56,7 @@ type Syncer struct {
 	warm   *warmStart // the warm start's layer once the checkpoint opened (journal.go); nil without
 
 	views    views     // what the consumer was handed of each type (waitfor.go)
-	liveness liveTimer // WithLivenessStatus (liveness.go)
+	liveness liveTimer // Timing.LivenessStatus (liveness.go)
 }
 
 type relistRequest struct {
@@ -144,6 +144,11 @@ func clientsFor(restCfg *rest.Config) (func(resources.Type) (cache.ListerWatcher
 
 // Start runs the syncer until ctx ends or Stop is called. It returns at once; a
 // second call, or a call after Stop, does nothing. Run is Start and Wait in one.
+//
+// The lifecycle is New, then Run, or Start, Stop and Wait: Run for an agent
+// whose syncer lives as long as its context, Start for one that does other work
+// meanwhile, Stop to end it from anywhere, a callback included, and Wait to
+// join it.
 func (s *Syncer) Start(ctx context.Context) { _ = s.start(ctx) }
 
 // Run runs the syncer and blocks until it has stopped: ctx ended or Stop was
@@ -188,7 +193,7 @@ func (s *Syncer) start(ctx context.Context) error {
 // Stop ends the syncer: it cancels every watch and returns at once, without
 // waiting for anything, so it is safe anywhere, a callback included. A callback in
 // progress runs to its end; called from inside a callback, Stop makes that callback
-// the last one. Wait or Done tell when everything has exited. Stop before Start
+// the last one. Wait tells when everything has exited. Stop before Start
 // ends the syncer too: Start then does nothing. A second Stop does nothing.
 func (s *Syncer) Stop() {
 	s.mu.Lock()
@@ -211,9 +216,6 @@ func (s *Syncer) Stop() {
 // called after it returns. It is not for callbacks: a callback that waits for the
 // syncer waits for itself.
 func (s *Syncer) Wait() { <-s.done }
-
-// Done is closed when Wait would return. It is not for callbacks either.
-func (s *Syncer) Done() <-chan struct{} { return s.done }
 
 // Relist makes one type list again, as after an expired revision: its watcher is
 // closed and restarted with a list, and only its changes are reported, in one
@@ -297,7 +299,7 @@ func (s *Syncer) run(ctx context.Context) {
 			close(req.reply)
 		case id := <-s.identities:
 			s.confirmIdentity(ctx, id)
-		case <-s.liveDue(): // WithLivenessStatus: a type may have fallen silent
+		case <-s.liveDue(): // Timing.LivenessStatus: a type may have fallen silent
 			s.liveFired(ctx)
 		case out <- next:
 			s.queue[0] = nil
@@ -313,7 +315,7 @@ func (s *Syncer) run(ctx context.Context) {
 // aggregate computes the syncer's status: WaitForDatastore until a type has an answer,
 // InSync once every type has finished its first sync. After that it stays InSync
 // by default: a relist of one type arrives as one batch, and the type's own status
-// goes to the Observer. With WithLivenessStatus it is computed afresh each time,
+// goes to the Observer. With Timing.LivenessStatus it is computed afresh each time,
 // from each type's status and silence (liveness.go).
 func (s *Syncer) aggregate() SyncStatus {
 	if s.inSync && !s.live() {

@@ -4,9 +4,8 @@ import "slices"
 
 // Tee returns Callbacks that hand every call to each consumer in turn, in the
 // order given: OnUpdates and OnStatusUpdated to all of them, and each optional
-// callback (ParseFailureHandler, SyncFailureHandler, SyncRecoveryHandler,
-// ResumeHandler, ConfirmationHandler) to
-// those that implement it. So an agent can keep a snapshot.Store and act on the
+// callback (ParseFailureHandler, SyncFailureHandler, ResumeHandler,
+// ConfirmationHandler) to those that implement it. So an agent can keep a snapshot.Store and act on the
 // same stream without forwarding every optional method by hand.
 //
 // A consumer's call returns before the next consumer's begins, so a slow one
@@ -29,7 +28,6 @@ type tee struct{ all []Callbacks }
 var (
 	_ ParseFailureHandler = (*tee)(nil)
 	_ SyncFailureHandler  = (*tee)(nil)
-	_ SyncRecoveryHandler = (*tee)(nil)
 	_ ResumeHandler       = (*tee)(nil)
 	_ ConfirmationHandler = (*tee)(nil)
 )
@@ -68,7 +66,7 @@ func (t *tee) OnSyncFailed(typeName string, err error) {
 
 func (t *tee) OnSyncRecovered(typeName string) {
 	for _, c := range t.all {
-		if h, ok := c.(SyncRecoveryHandler); ok {
+		if h, ok := c.(SyncFailureHandler); ok {
 			h.OnSyncRecovered(typeName)
 		}
 	}

@@ -34,7 +34,7 @@ var _ = Describe("Tee", func() {
 		t.OnUpdates(ups)
 		t.(syncer.ParseFailureHandler).OnParseFailed("nodes", "x", errors.New("bad"))
 		t.(syncer.SyncFailureHandler).OnSyncFailed("nodes", syncertest.Forbidden(resources.Nodes))
-		t.(syncer.SyncRecoveryHandler).OnSyncRecovered("nodes")
+		t.(syncer.SyncFailureHandler).OnSyncRecovered("nodes")
 		t.OnStatusUpdated(syncer.InSync)
 		want := []string{"status ResyncInProgress", "updates New Node/n", "parse failed nodes: bad",
 			"sync failed nodes: forbidden", "sync recovered nodes", "status InSync"}

@@ -17,7 +17,7 @@ import (
 // A 429 never counts toward a relist: neither as a watch error at one
 // revision, nor as a list's reason to stream again.
 func (ts *typeState) onTooMany(ev event, log logrus.FieldLogger) time.Duration {
-	ts.setPhase(backingOff)
+	ts.setPhase(PhaseBackingOff)
 	ts.retryList()
 	delay := ts.nextDelay(ev.healthy)
 	if delay == 0 { // a healthy watch reset the backoff: still wait its first step

@@ -32,7 +32,7 @@ var _ = Describe("A server too busy to answer (429)", func() {
 
 	It("gets patience: twelve 429s on a watch make no relist and no failure", func() {
 		clock := newParkingClock()
-		e = newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithBackoff(rateBackoff))
+		e = newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithTiming(syncer.Timing{Backoff: rateBackoff}))
 		e.api["a"].Set("1")
 		e.start()
 		e.waitInSync()

@@ -2,7 +2,6 @@ package syncer
 
 import (
 	"context"
-	"strconv"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -13,43 +12,6 @@ import (
 	"github.com/kubesync/kubesync/internal/ledger"
 	"github.com/kubesync/kubesync/resources"
 )
-
-// phase is what a type is doing. Only typeState.setPhase writes it.
-type phase uint8
-
-const (
-	// waiting: no answer from the apiserver for this type yet.
-	waiting phase = iota
-	// listing: a list (paged or streaming) is under way.
-	listing
-	// watching: the type is in sync and watches, or re-opens its watch.
-	watching
-	// backingOff: a transient error; the next request waits a backoff step.
-	backingOff
-	// missing: the type is not served (404); it counts as synced and empty.
-	missing
-	// refused: the apiserver refuses the type (403) or the client (401); the type
-	// counts as synced and keeps what it had.
-	refused
-)
-
-func (p phase) String() string {
-	switch p {
-	case waiting:
-		return "waiting"
-	case listing:
-		return "listing"
-	case watching:
-		return "watching"
-	case backingOff:
-		return "backing off"
-	case missing:
-		return "missing"
-	case refused:
-		return "refused"
-	}
-	return "phase(" + strconv.Itoa(int(p)) + ")"
-}
 
 // typeState is the loop's state of one resource type. Each part that only means
 // something together is one value: how the type reads next is a list pending, a
@@ -64,7 +26,7 @@ type typeState struct {
 	ledger typeLedger
 	idx    int
 
-	phase phase
+	phase Phase // only setPhase writes it
 	// read: a list pending, and why, the revision the type watches from, or a
 	// resumed type's catch-up (read.go).
 	read readState
@@ -191,8 +153,8 @@ func newTypeState(t resources.Type, lw cache.ListerWatcherWithContext, cfg *conf
 // setPhase is the one writer of the type's phase. A type that has had no answer
 // yet stays waiting when it backs off, so that an unreachable apiserver reads as
 // WaitForDatastore.
-func (ts *typeState) setPhase(p phase) {
-	if p == backingOff && ts.phase == waiting {
+func (ts *typeState) setPhase(p Phase) {
+	if p == PhaseBackingOff && ts.phase == PhaseWaiting {
 		return
 	}
 	ts.phase = p
@@ -300,11 +262,11 @@ func (ts *typeState) status() SyncStatus {
 		return ResyncInProgress
 	}
 	switch ts.phase {
-	case waiting:
+	case PhaseWaiting:
 		return WaitForDatastore
-	case listing:
+	case PhaseListing:
 		return ResyncInProgress
-	case backingOff:
+	case PhaseBackingOff:
 		if ts.pending() != NoList {
 			return ResyncInProgress
 		}

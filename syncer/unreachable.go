@@ -13,7 +13,7 @@ import (
 )
 
 // ErrUnreachable is wrapped, with the last error, in the error of a type whose
-// requests have failed to reach the apiserver for WithUnreachableAfter, as
+// requests have failed to reach the apiserver for Timing.UnreachableAfter, as
 // OnSyncFailed and TypeStatus.Err carry it; FailureOf says Unreachable.
 var ErrUnreachable = errors.New("syncer: apiserver unreachable")
 
@@ -21,21 +21,6 @@ var ErrUnreachable = errors.New("syncer: apiserver unreachable")
 // apiserver before the type reports Unreachable: long enough that an apiserver
 // restart behind a balancer, or one dropped connection, goes unreported.
 const DefaultUnreachableAfter = 30 * time.Second
-
-// WithUnreachableAfter sets how long a type's requests may fail to reach the
-// apiserver before it reports Unreachable (default DefaultUnreachableAfter).
-// Failing to reach it is a refused or reset connection, a timeout (a request
-// with no progress for the progress deadline included), or an answer of 502 or
-// 503, which a balancer gives for an apiserver it cannot reach. The failure
-// is reported by the first such error that comes d or more after the first, so
-// within d and one backoff step (at most its Cap); it goes to OnSyncFailed,
-// Observer.SyncFailed and TypeStatus as a forbidden type's does, and ends, with
-// OnSyncRecovered, at the server's first answer: an event, a list page, an
-// opened watch, or an error the server itself gave. The type keeps what it has
-// and its status meanwhile (WithLivenessStatus makes the status follow).
-func WithUnreachableAfter(d time.Duration) Option {
-	return func(c *config) { c.unreachableAfter = d }
-}
 
 // reach notes whether ev shows the server reached: any event but an error
 // that did not reach it ends an Unreachable episode; an error that did not

@@ -26,7 +26,7 @@ var _ = Describe("A type whose requests do not reach the apiserver", func() {
 	)
 	BeforeEach(func() {
 		clock = newParkingClock()
-		e = newEnv([]string{"a", "b"}, syncer.WithClock(clock), syncer.WithBackoff(rateBackoff))
+		e = newEnv([]string{"a", "b"}, syncer.WithClock(clock), syncer.WithTiming(syncer.Timing{Backoff: rateBackoff}))
 		e.api["a"].Set("1")
 		e.start()
 		e.waitInSync()
@@ -58,8 +58,8 @@ var _ = Describe("A type whose requests do not reach the apiserver", func() {
 			// way to the callback. The retries come 1 s, 2 s, 4 s… apart, so the
 			// first error 30 s or more after the first is the one at 31 s: within
 			// the stated time and one backoff step.
-			Expect(e.s.TypeStatus()[0].Err).To(MatchError(ContainSubstring(" for 31s: ")))
-			st := e.s.TypeStatus()[0]
+			Expect(e.s.Statuses()[0].Err).To(MatchError(ContainSubstring(" for 31s: ")))
+			st := e.s.Statuses()[0]
 			Expect(st.Failure).To(Equal(syncer.Unreachable))
 			Expect(st.Err).To(MatchError(syncer.ErrUnreachable))
 			Expect(is(st.Err)).To(BeTrue(), "the last error: %v", st.Err)
@@ -68,8 +68,8 @@ var _ = Describe("A type whose requests do not reach the apiserver", func() {
 			fail(nil)
 			driveUntil(clock, 250*time.Millisecond, time.Minute, func() bool { return len(e.rec.recovered()) > 0 })
 			Expect(e.rec.recovered()).To(Equal([]string{"a"}))
-			Expect(e.s.TypeStatus()[0].Failure).To(Equal(syncer.NoFailure))
-			Expect(e.s.TypeStatus()[1].Failure).To(Equal(syncer.NoFailure), "the other type reached the server")
+			Expect(e.s.Statuses()[0].Failure).To(Equal(syncer.NoFailure))
+			Expect(e.s.Statuses()[1].Failure).To(Equal(syncer.NoFailure), "the other type reached the server")
 		},
 		Entry("503", unavailable, apierrors.IsServiceUnavailable),
 		Entry("connection refused", refused, func(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }),
@@ -91,6 +91,6 @@ var _ = Describe("A type whose requests do not reach the apiserver", func() {
 			clock.Step(time.Second) // the watch serves a while: the backoff decays
 		}
 		Expect(e.rec.failureCalls()).To(BeEmpty())
-		Expect(e.s.TypeStatus()[0].Failure).To(Equal(syncer.NoFailure))
+		Expect(e.s.Statuses()[0].Failure).To(Equal(syncer.NoFailure))
 	})
 })

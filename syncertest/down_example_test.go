@@ -36,7 +36,7 @@ func ExampleAPI_Down() {
 		}
 		rec := syncertest.NewRecorder()
 		s, err := syncer.New(nil, []resources.Type{resources.Nodes}, rec, api.Option(), syncer.WithLogger(quiet()),
-			syncer.WithCheckpoint(cp), syncer.WithBackoff(fastBackoff))
+			syncer.WithCheckpoint(cp), syncer.WithTiming(syncer.Timing{Backoff: fastBackoff}))
 		if err != nil {
 			panic(err)
 		}

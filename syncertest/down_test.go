@@ -24,7 +24,7 @@ var _ = Describe("API.Down", func() {
 	start := func(ctx SpecContext, api *syncertest.API, opts ...syncer.Option) (*syncertest.Recorder, *syncer.Syncer) {
 		rec := syncertest.NewRecorder()
 		s, err := syncer.New(nil, types, rec, append([]syncer.Option{api.Option(), syncer.WithLogger(quiet()),
-			syncer.WithBackoff(fastBackoff)}, opts...)...)
+			syncer.WithTiming(syncer.Timing{Backoff: fastBackoff})}, opts...)...)
 		Expect(err).NotTo(HaveOccurred())
 		s.Start(ctx)
 		return rec, s

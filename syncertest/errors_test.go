@@ -28,7 +28,7 @@ var _ = Describe("Injected errors", func() {
 		api.Resource(resources.Nodes).Set("a")
 		rec := syncertest.NewRecorder()
 		s, err := syncer.New(nil, []resources.Type{resources.Nodes}, rec, api.Option(),
-			syncer.WithLogger(quiet()), syncer.WithBackoff(fastBackoff))
+			syncer.WithLogger(quiet()), syncer.WithTiming(syncer.Timing{Backoff: fastBackoff}))
 		Expect(err).NotTo(HaveOccurred())
 		s.Start(ctx)
 		DeferCleanup(func() { s.Stop(); s.Wait() })

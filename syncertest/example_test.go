@@ -75,7 +75,7 @@ func ExampleRecorder() {
 	rec := syncertest.NewRecorder()
 	s, err := syncer.New(nil, []resources.Type{resources.Nodes}, rec, api.Option(), syncer.WithLogger(quiet()),
 		syncer.WithInitialList(syncer.Paged),
-		syncer.WithBackoff(wait.Backoff{Duration: 10 * time.Millisecond, Factor: 2, Cap: 100 * time.Millisecond, Steps: 1 << 30}))
+		syncer.WithTiming(syncer.Timing{Backoff: wait.Backoff{Duration: 10 * time.Millisecond, Factor: 2, Cap: 100 * time.Millisecond, Steps: 1 << 30}}))
 	if err != nil {
 		panic(err)
 	}

@@ -91,7 +91,6 @@ var (
 	_ syncer.Callbacks           = (*Recorder)(nil)
 	_ syncer.ParseFailureHandler = (*Recorder)(nil)
 	_ syncer.SyncFailureHandler  = (*Recorder)(nil)
-	_ syncer.SyncRecoveryHandler = (*Recorder)(nil)
 	_ syncer.ResumeHandler       = (*Recorder)(nil)
 )
 

@@ -48,7 +48,7 @@ func Example() {
 	p := signalled{inSync: make(chan struct{}), recovered: make(chan struct{})}
 	s, err := syncer.New(nil, []resources.Type{resources.Nodes}, p, api.Option(),
 		syncer.WithLogger(quiet), syncer.WithInitialList(syncer.Paged),
-		syncer.WithBackoff(wait.Backoff{Duration: 10 * time.Millisecond, Factor: 2, Cap: 100 * time.Millisecond}))
+		syncer.WithTiming(syncer.Timing{Backoff: wait.Backoff{Duration: 10 * time.Millisecond, Factor: 2, Cap: 100 * time.Millisecond}}))
 	if err != nil {
 		panic(err)
 	}

@@ -64,13 +64,13 @@ func Example() {
 	defer resp.Body.Close()
 	for sc := bufio.NewScanner(resp.Body); sc.Scan(); {
 		line := sc.Text()
-		if strings.HasPrefix(line, "kubesync_objects{") || strings.HasPrefix(line, "kubesync_sync_failure{") {
+		if strings.HasPrefix(line, "kubesync_keys{") || strings.HasPrefix(line, "kubesync_sync_failure{") {
 			fmt.Println(line)
 		}
 	}
 	// Output:
-	// kubesync_objects{type="nodes"} 2
-	// kubesync_objects{type="services"} 0
+	// kubesync_keys{type="nodes"} 2
+	// kubesync_keys{type="services"} 0
 	// kubesync_sync_failure{failure="forbidden",type="nodes"} 0
 	// kubesync_sync_failure{failure="forbidden",type="services"} 1
 	// kubesync_sync_failure{failure="missing",type="nodes"} 0

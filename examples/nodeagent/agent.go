@@ -114,7 +114,7 @@ func (a *agent) OnSyncFailed(typeName string, err error) {
 	fmt.Fprintf(a.out, "cannot sync %s: %s\n", typeName, syncer.FailureOf(err))
 }
 
-// OnSyncRecovered implements syncer.SyncRecoveryHandler.
+// OnSyncRecovered implements syncer.SyncFailureHandler.
 func (a *agent) OnSyncRecovered(typeName string) {
 	fmt.Fprintf(a.out, "%s syncs again\n", typeName)
 }

@@ -22,7 +22,7 @@ func quiet() logrus.FieldLogger {
 
 // fast retries within milliseconds, so that an example does not wait out the
 // default backoff.
-var fast = syncer.WithBackoff(wait.Backoff{Duration: 10 * time.Millisecond, Factor: 2, Cap: 100 * time.Millisecond})
+var fast = syncer.WithTiming(syncer.Timing{Backoff: wait.Backoff{Duration: 10 * time.Millisecond, Factor: 2, Cap: 100 * time.Millisecond}})
 
 // A policy type the agent may not read keeps it out of InSync: it reports the
 // type, programs nothing, and its readiness probe (Syncer.Ready) says why. Once the grant is
@@ -49,7 +49,7 @@ func Example_requiredForbidden() {
 	go a.program(ctx)
 	fmt.Print(<-printed)
 	// The other types sync; the refused one holds the status back.
-	for ctx.Err() == nil && !othersInSync(s.TypeStatus(), namespaced.Name) {
+	for ctx.Err() == nil && !othersInSync(s.Statuses(), namespaced.Name) {
 		time.Sleep(time.Millisecond)
 	}
 	fmt.Println("status:", a.Status())

@@ -176,7 +176,7 @@ func startFlavour(ctx context.Context, cfg Config, watchCache bool, seed uint64)
 	log := logs.Logger()
 	log.AddHook(led) // the errors the syncer saw, as signs of the faults
 	s, err := syncer.New(proxy.Config(), types, cons, syncer.WithLogger(log), syncer.WithObserver(led),
-		syncer.WithWatchProgressTimeout(cfg.ProgressTimeout), syncer.WithInitialList(cfg.InitialList))
+		syncer.WithTiming(syncer.Timing{WatchProgressTimeout: cfg.ProgressTimeout}), syncer.WithInitialList(cfg.InitialList))
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -132,7 +132,7 @@ func footerCountsWatchable(ctx SpecContext, c *cluster, dataplane watchersets.Se
 	cfg, err := c.AddUserWithRole(ctx, "pods-and-services", role)
 	Expect(err).NotTo(HaveOccurred())
 	s := env.Kubesync("watch", "dataplane", "--kubeconfig", env.WriteKubeconfig(cfg), "-o", "table")
-	Eventually(s.Out).Should(gbytes.Say(`in sync: 2 of 17 types, \d+ objects; 15 forbidden\n`))
+	Eventually(s.Out).Should(gbytes.Say(`in sync: 2 of 17 types, \d+ keys; 15 forbidden\n`))
 	Expect(s.ExitCode()).To(Equal(-1), "still running")
 	Expect(strings.Count(string(s.Err.Contents()), "(403), retrying")).To(Equal(15))
 }

@@ -77,7 +77,7 @@ func (m *Mirror) OnSyncFailed(typeName string, err error) {
 	m.syncFailed[typeName] = err
 }
 
-// OnSyncRecovered implements syncer.SyncRecoveryHandler.
+// OnSyncRecovered implements syncer.SyncFailureHandler.
 func (m *Mirror) OnSyncRecovered(typeName string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -76,8 +76,8 @@ func (o *Observer) Failures(t string) int {
 	return o.failed[t]
 }
 
-// TypeStatus keeps the status type t reached.
-func (o *Observer) TypeStatus(t string, s syncer.SyncStatus) {
+// StatusChanged keeps the status type t reached.
+func (o *Observer) StatusChanged(t string, s syncer.SyncStatus) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.statuses[t] = append(o.statuses[t], s)

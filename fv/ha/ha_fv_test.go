@@ -166,9 +166,11 @@ func startSyncer(cfg *rest.Config, ts []resources.Type, opts ...syncer.Option) s
 	s.Start(context.Background())
 	// Bounded, so that a syncer that does not stop fails the spec rather
 	// than hanging the suite.
+	stopped := make(chan struct{})
 	DeferCleanup(func() {
+		go func() { s.Wait(); close(stopped) }()
 		s.Stop()
-		Eventually(s.Done()).WithTimeout(time.Minute).Should(BeClosed(), "the syncer stopped")
+		Eventually(stopped).WithTimeout(time.Minute).Should(BeClosed(), "the syncer stopped")
 	})
 	Eventually(r.consumer.Status).Should(Equal(int(syncer.InSync)))
 	return r

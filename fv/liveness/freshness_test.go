@@ -59,7 +59,7 @@ var _ = Describe("Freshness against a real apiserver", Ordered, func() {
 			period   = 500 * time.Millisecond
 		)
 		p := proxy()
-		s, m, obs := env.Run(p.Config(), types, syncer.WithLivenessStatus(live), syncer.WithWatchProgressTimeout(progress))
+		s, m, obs := env.Run(p.Config(), types, syncer.WithTiming(syncer.Timing{LivenessStatus: live, WatchProgressTimeout: progress}))
 		// A write to every type each period keeps them live well within live.
 		writeCtx, stop := context.WithCancel(context.Background())
 		writes := keepWriting(writeCtx, c, types, ns, period)
@@ -76,7 +76,7 @@ var _ = Describe("Freshness against a real apiserver", Ordered, func() {
 		Expect(p.StallOpenAll()).To(BeNumerically(">=", len(types)), "every watch stalled")
 		Eventually(m.Status).WithTimeout(progress).Should(Equal(int(syncer.WaitForDatastore)),
 			"every type silent: noticed by the liveness status, before the progress deadline")
-		for _, st := range s.TypeStatus() {
+		for _, st := range s.Statuses() {
 			Expect(st.Status).To(Equal(syncer.WaitForDatastore), st.Name)
 			Expect(st.Age).To(BeNumerically(">=", live), "%s: its age grew past the liveness time", st.Name)
 		}
@@ -93,7 +93,7 @@ var _ = Describe("Freshness against a real apiserver", Ordered, func() {
 			Expect(p.Requests(t.GVR.Group, t.GVR.Resource, "watch")).To(Equal(watches[t.Name]+1), "%s re-opened its watch, once", t.Name)
 			Expect(obs.Reasons(t.Name)).To(Equal(map[string]int{"initial": 1}), "%s never relisted", t.Name)
 		}
-		for _, st := range s.TypeStatus() {
+		for _, st := range s.Statuses() {
 			Expect(st.Status).To(Equal(syncer.InSync), st.Name)
 			Expect(st.Age).To(BeNumerically("<", live), "%s confirmed again", st.Name)
 		}
@@ -147,7 +147,7 @@ var _ = Describe("Freshness against a real apiserver", Ordered, func() {
 		const after = 2 * time.Second
 		backoff := wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Jitter: 0.2, Steps: 1 << 30, Cap: time.Second}
 		p := proxy()
-		s, m, obs := env.Run(p.Config(), types, syncer.WithUnreachableAfter(after), syncer.WithBackoff(backoff))
+		s, m, obs := env.Run(p.Config(), types, syncer.WithTiming(syncer.Timing{UnreachableAfter: after, Backoff: backoff}))
 		env.InSync(m)
 		watching(p)
 		seen := len(m.Statuses())
@@ -174,7 +174,7 @@ var _ = Describe("Freshness against a real apiserver", Ordered, func() {
 			Eventually(func() int { return m.Recoveries(t.Name) }).Should(Equal(1), "OnSyncRecovered of %s", t.Name)
 		}
 		Expect(failing(s, syncer.Unreachable)).To(BeEmpty())
-		for _, st := range s.TypeStatus() {
+		for _, st := range s.Statuses() {
 			Expect(st.Status).To(Equal(syncer.InSync), st.Name)
 			Expect(st.Err).NotTo(HaveOccurred(), st.Name)
 		}
@@ -187,7 +187,7 @@ var _ = Describe("Freshness against a real apiserver", Ordered, func() {
 // typeStatus returns the TypeStatus of the type named name.
 func typeStatus(s *syncer.Syncer, name string) syncer.TypeStatus {
 	GinkgoHelper()
-	for _, st := range s.TypeStatus() {
+	for _, st := range s.Statuses() {
 		if st.Name == name {
 			return st
 		}
@@ -199,7 +199,7 @@ func typeStatus(s *syncer.Syncer, name string) syncer.TypeStatus {
 // failing names the types whose failure episode is f.
 func failing(s *syncer.Syncer, f syncer.Failure) []string {
 	var out []string
-	for _, st := range s.TypeStatus() {
+	for _, st := range s.Statuses() {
 		if st.Failure == f {
 			out = append(out, st.Name)
 		}

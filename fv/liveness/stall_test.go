@@ -54,7 +54,7 @@ var _ = Describe("Half-open connections over HTTP/1.1", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(p.Close)
 		var m *consistency.Mirror
-		_, m, st.obs = env.Run(p.Config(), types, syncer.WithWatchProgressTimeout(progress))
+		_, m, st.obs = env.Run(p.Config(), types, syncer.WithTiming(syncer.Timing{WatchProgressTimeout: progress}))
 		st.c, st.p, st.m = c, p, m
 		env.InSync(m)
 		env.Consistent(ctx, c.Config(), m, types)

@@ -138,7 +138,7 @@ func (sk *soak) start(ctx context.Context) {
 	// here, or the churned type's backoff would grow past the churn's waits.
 	ckptOpts, path := soakCheckpoint()
 	sk.ckptPath = path
-	sk.s, sk.m, sk.obs = env.Run(sk.p.Config(), sk.types, append(ckptOpts, syncer.WithLogger(sk.logs.Logger()), syncer.WithMinWatchLife(2*time.Second))...)
+	sk.s, sk.m, sk.obs = env.Run(sk.p.Config(), sk.types, append(ckptOpts, syncer.WithLogger(sk.logs.Logger()), syncer.WithTiming(syncer.Timing{MinWatchLife: 2 * time.Second}))...)
 	env.InSync(sk.m)
 	Expect(sk.m.SyncFailures()).To(HaveKeyWithValue(missing.Name, Satisfy(apierrors.IsNotFound)))
 	env.Consistent(ctx, c.Config(), sk.m, sk.types)

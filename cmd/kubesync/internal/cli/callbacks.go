@@ -55,7 +55,6 @@ var (
 	_ syncer.Callbacks           = (*callbacks)(nil)
 	_ syncer.ParseFailureHandler = (*callbacks)(nil)
 	_ syncer.SyncFailureHandler  = (*callbacks)(nil)
-	_ syncer.SyncRecoveryHandler = (*callbacks)(nil)
 )
 
 func (c *callbacks) OnUpdates(updates []syncer.Update) { c.printer.OnUpdates(updates) }

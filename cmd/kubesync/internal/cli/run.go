@@ -296,7 +296,6 @@ type printer interface {
 	syncer.Callbacks
 	syncer.ParseFailureHandler
 	syncer.SyncFailureHandler
-	syncer.SyncRecoveryHandler
 }
 
 func (p watchPlan) printer(w io.Writer, tracker *progress.Tracker) printer {

@@ -136,9 +136,9 @@ var _ = Describe("kubesync watch", func() {
 
 	It("prints a summary, then a row per update, with -o table", func() {
 		r := watch("-o", "table")
-		Eventually(r.out.String).Should(ContainSubstring("in sync: 2 of 4 types, 3 objects; 1 forbidden, 1 not served\n"))
+		Eventually(r.out.String).Should(ContainSubstring("in sync: 2 of 4 types, 3 keys; 1 forbidden, 1 not served\n"))
 		out := r.out.String()
-		Expect(out).To(MatchRegexp(`(?m)^TYPE +OBJECTS +AGE  STATE$`))
+		Expect(out).To(MatchRegexp(`(?m)^TYPE +KEYS +AGE  STATE$`))
 		Expect(out).To(MatchRegexp(`(?m)^namespaces +1 +\d+s  in sync$`), "the age of its view")
 		Expect(out).To(MatchRegexp(`(?m)^pods +2 +\d+s  in sync$`))
 		Expect(out).To(MatchRegexp(`(?m)^networkpolicies.networking.k8s.io +0 +-  forbidden$`), "confirmed nothing")
@@ -159,7 +159,7 @@ var _ = Describe("kubesync watch", func() {
 		release := api.Resource(resources.Services).HoldInitialEvents()
 		r := start([]string{"watch", "services", "--kubeconfig", path}, cli.WithTerminal(70))
 		Eventually(r.err.String).Should(ContainSubstring(
-			"\r\x1b[Ksyncing 1/2 types, 0 objects:  services 0 …  endpointslices.dis"))
+			"\r\x1b[Ksyncing 1/2 types, 0 keys:  services 0 …  endpointslices.dis"))
 		Expect(statusOf(r.records())).NotTo(ContainElement("InSync"))
 
 		release()
@@ -209,7 +209,7 @@ var _ = Describe("kubesync watch", func() {
 			return string(b)
 		}
 		Eventually(scrape).Should(And(
-			ContainSubstring(`kubesync_objects{type="pods"} 2`),
+			ContainSubstring(`kubesync_keys{type="pods"} 2`),
 			ContainSubstring(`kubesync_lists_total{reason="initial",type="pods"} 1`),
 			ContainSubstring(`kubesync_type_status{status="InSync",type="namespaces"} 1`),
 			ContainSubstring("go_goroutines"),

@@ -75,7 +75,7 @@ var _ = Describe("JSON", func() {
 	It("counts the types in sync and the failing ones in an InSync record", func() {
 		var buf bytes.Buffer
 		j := output.NewJSON(&buf, output.WithTypes(func() []progress.TypeState {
-			return []progress.TypeState{{Name: "pods", Status: syncer.InSync, Objects: 1}, {Name: "nodes", Failure: "forbidden"}}
+			return []progress.TypeState{{Name: "pods", Status: syncer.InSync, Keys: 1}, {Name: "nodes", Failure: "forbidden"}}
 		}))
 		j.OnStatusUpdated(syncer.ResyncInProgress)
 		j.OnStatusUpdated(syncer.InSync)
@@ -121,7 +121,7 @@ var _ = Describe("JSON", func() {
 
 var _ = Describe("Table", func() {
 	types := []progress.TypeState{
-		{Name: "pods", Objects: 2, Status: syncer.InSync, Revision: "9", Confirmed: time.Unix(1, 0), Age: 1400 * time.Millisecond},
+		{Name: "pods", Keys: 2, Status: syncer.InSync, Revision: "9", Confirmed: time.Unix(1, 0), Age: 1400 * time.Millisecond},
 		{Name: "networkpolicies.networking.k8s.io", Status: syncer.InSync, Failure: "forbidden"},
 	}
 
@@ -137,16 +137,16 @@ var _ = Describe("Table", func() {
 		t.OnParseFailed("pods", pod("a", "c", "3"), errors.New("bad"))
 		t.OnStatusUpdated(syncer.ResyncInProgress)
 		t.OnStatusUpdated(syncer.InSync)
-		Expect(buf.String()).To(Equal(`TYPE                               OBJECTS     AGE  STATE
+		Expect(buf.String()).To(Equal(`TYPE                                  KEYS     AGE  STATE
 pods                                     2      1s  in sync
 networkpolicies.networking.k8s.io        0       -  forbidden
-in sync: 1 of 2 types, 2 objects; 1 forbidden
+in sync: 1 of 2 types, 2 keys; 1 forbidden
 
 EVENT     KIND                             REVISION    NAME
 Updated   Pod                              2           a/b
 Failed    pods                             -           a/c (bad)
 -- ResyncInProgress
--- InSync: 1 of 2 types, 2 objects; 1 forbidden
+-- InSync: 1 of 2 types, 2 keys; 1 forbidden
 `))
 	})
 

@@ -94,9 +94,9 @@ func (t *Table) summary(types []progress.TypeState) {
 	for _, s := range types {
 		nameWidth = max(nameWidth, len(s.Name))
 	}
-	fmt.Fprintf(t.w, "%-*s  %7s  %6s  %s\n", nameWidth, "TYPE", "OBJECTS", "AGE", "STATE")
+	fmt.Fprintf(t.w, "%-*s  %7s  %6s  %s\n", nameWidth, "TYPE", "KEYS", "AGE", "STATE")
 	for _, s := range types {
-		fmt.Fprintf(t.w, "%-*s  %7d  %6s  %s\n", nameWidth, s.Name, s.Objects, Age(s), State(s))
+		fmt.Fprintf(t.w, "%-*s  %7d  %6s  %s\n", nameWidth, s.Name, s.Keys, Age(s), State(s))
 	}
 	fmt.Fprintf(t.w, "in sync: %s\n", progress.Summarize(types))
 }

@@ -110,24 +110,24 @@ func truncate(s string, n int) string {
 
 // Line renders a status line of the types' progress, e.g.
 //
-//	syncing 2/3 types, 1204 objects: namespaces 4 ✓  pods 1200 …  nodes ?
+//	syncing 2/3 types, 1204 keys: namespaces 4 ✓  pods 1200 …  nodes ?
 //
 // where ✓ is in sync, … listing, ? waiting for the apiserver and ✗ failing.
 func Line(types []TypeState) string {
 	var b strings.Builder
-	synced, objects := 0, 0
+	synced, keys := 0, 0
 	for _, t := range types {
 		if t.Status == syncer.InSync {
 			synced++
 		}
-		objects += t.Objects
+		keys += t.Keys
 	}
-	fmt.Fprintf(&b, "syncing %d/%d types, %d objects:", synced, len(types), objects)
+	fmt.Fprintf(&b, "syncing %d/%d types, %d keys:", synced, len(types), keys)
 	for _, t := range types {
 		b.WriteString("  ")
 		b.WriteString(t.Name)
 		if t.Status != syncer.WaitForDatastore {
-			b.WriteString(" " + strconv.Itoa(t.Objects))
+			b.WriteString(" " + strconv.Itoa(t.Keys))
 		}
 		b.WriteString(" " + Mark(t))
 	}

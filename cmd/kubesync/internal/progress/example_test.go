@@ -9,10 +9,10 @@ import (
 
 func ExampleLine() {
 	t := progress.NewTracker("namespaces", "pods", "nodes")
-	t.Objects("namespaces", 4)
-	t.TypeStatus("namespaces", syncer.InSync)
-	t.Objects("pods", 1200)
-	t.TypeStatus("pods", syncer.ResyncInProgress)
+	t.Keys("namespaces", 4)
+	t.StatusChanged("namespaces", syncer.InSync)
+	t.Keys("pods", 1200)
+	t.StatusChanged("pods", syncer.ResyncInProgress)
 	fmt.Println(progress.Line(t.Snapshot()))
-	// Output: syncing 1/3 types, 1204 objects:  namespaces 4 ✓  pods 1200 …  nodes ?
+	// Output: syncing 1/3 types, 1204 keys:  namespaces 4 ✓  pods 1200 …  nodes ?
 }

@@ -16,14 +16,14 @@ var _ = Describe("Tracker", func() {
 	It("keeps each type's count and status in the declared order", func() {
 		t := progress.NewTracker("pods", "nodes")
 		Expect(t.Contacted()).To(BeFalse())
-		t.Objects("nodes", 3)
-		t.TypeStatus("nodes", syncer.InSync)
-		t.Objects("extra", 1)
+		t.Keys("nodes", 3)
+		t.StatusChanged("nodes", syncer.InSync)
+		t.Keys("extra", 1)
 		Expect(t.Contacted()).To(BeTrue())
 		Expect(t.Snapshot()).To(Equal([]progress.TypeState{
 			{Name: "pods"},
-			{Name: "nodes", Objects: 3, Status: syncer.InSync},
-			{Name: "extra", Objects: 1},
+			{Name: "nodes", Keys: 3, Status: syncer.InSync},
+			{Name: "extra", Keys: 1},
 		}))
 	})
 
@@ -39,11 +39,11 @@ var _ = Describe("Tracker", func() {
 
 	It("forgets a failure when the type lists again", func() {
 		t := progress.NewTracker("pods")
-		t.TypeStatus("pods", syncer.InSync)
+		t.StatusChanged("pods", syncer.InSync)
 		t.Failed("pods", "forbidden")
-		t.TypeStatus("pods", syncer.InSync) // a retry that failed again
+		t.StatusChanged("pods", syncer.InSync) // a retry that failed again
 		Expect(t.Snapshot()[0].Failure).To(Equal("forbidden"))
-		t.TypeStatus("pods", syncer.ResyncInProgress)
+		t.StatusChanged("pods", syncer.ResyncInProgress)
 		Expect(t.Snapshot()[0].Failure).To(BeEmpty())
 	})
 })
@@ -51,11 +51,11 @@ var _ = Describe("Tracker", func() {
 var _ = Describe("Line", func() {
 	It("shows each type's count and a mark of its state", func() {
 		Expect(progress.Line([]progress.TypeState{
-			{Name: "namespaces", Objects: 4, Status: syncer.InSync},
-			{Name: "pods", Objects: 1200, Status: syncer.ResyncInProgress},
+			{Name: "namespaces", Keys: 4, Status: syncer.InSync},
+			{Name: "pods", Keys: 1200, Status: syncer.ResyncInProgress},
 			{Name: "nodes"},
 			{Name: "ippools", Status: syncer.InSync, Failure: "forbidden"},
-		})).To(Equal("syncing 2/4 types, 1204 objects:  namespaces 4 ✓  pods 1200 …  nodes ?  ippools 0 ✗"))
+		})).To(Equal("syncing 2/4 types, 1204 keys:  namespaces 4 ✓  pods 1200 …  nodes ?  ippools 0 ✗"))
 	})
 })
 
@@ -88,16 +88,16 @@ var _ = Describe("Console", func() {
 var _ = Describe("Summary", func() {
 	It("counts types in sync apart from failing ones", func() {
 		s := progress.Summarize([]progress.TypeState{
-			{Name: "a", Objects: 2, Status: syncer.InSync},
+			{Name: "a", Keys: 2, Status: syncer.InSync},
 			{Name: "b", Status: syncer.InSync, Failure: "forbidden"},
 			{Name: "c", Failure: "forbidden"},
 			{Name: "d", Failure: "unauthorized"},
 			{Name: "e", Status: syncer.ResyncInProgress},
 		})
-		Expect(s.String()).To(Equal("1 of 5 types, 2 objects; 2 forbidden, 1 unauthorized"))
+		Expect(s.String()).To(Equal("1 of 5 types, 2 keys; 2 forbidden, 1 unauthorized"))
 		Expect(s.Healthy()).To(BeFalse())
-		all := progress.Summarize([]progress.TypeState{{Name: "a", Objects: 1, Status: syncer.InSync}})
-		Expect(all.String()).To(Equal("1 types, 1 objects"))
+		all := progress.Summarize([]progress.TypeState{{Name: "a", Keys: 1, Status: syncer.InSync}})
+		Expect(all.String()).To(Equal("1 types, 1 keys"))
 		Expect(all.Healthy()).To(BeTrue())
 	})
 

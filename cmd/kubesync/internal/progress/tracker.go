@@ -12,9 +12,9 @@ import (
 
 // TypeState is what a Tracker knows of one type.
 type TypeState struct {
-	Name    string
-	Objects int
-	Status  syncer.SyncStatus
+	Name   string
+	Keys   int
+	Status syncer.SyncStatus
 	// Failure says why the type cannot be synced now ("forbidden", "not served",
 	// ...); empty while it is healthy.
 	Failure string
@@ -59,16 +59,16 @@ func (t *Tracker) state(name string) *TypeState {
 	return st
 }
 
-// Objects records the number of objects of a type.
-func (t *Tracker) Objects(name string, n int) {
+// Keys records the number of keys of a type.
+func (t *Tracker) Keys(name string, n int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.state(name).Objects = n
+	t.state(name).Keys = n
 }
 
-// TypeStatus records the status of a type. A type that starts listing again is
+// StatusChanged records the status of a type. A type that starts listing again is
 // no longer failing.
-func (t *Tracker) TypeStatus(name string, status syncer.SyncStatus) {
+func (t *Tracker) StatusChanged(name string, status syncer.SyncStatus) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	st := t.state(name)
@@ -134,14 +134,14 @@ type Summary struct {
 	InSync  int            // in sync and not failing
 	Waiting int            // no answer from the apiserver yet, and not failing
 	Failing map[string]int // by failure, e.g. "forbidden": 15
-	Objects int
+	Keys    int
 }
 
 // Summarize counts the types of states.
 func Summarize(states []TypeState) Summary {
 	s := Summary{Types: len(states)}
 	for _, st := range states {
-		s.Objects += st.Objects
+		s.Keys += st.Keys
 		switch {
 		case st.Failure != "":
 			if s.Failing == nil {
@@ -160,14 +160,14 @@ func Summarize(states []TypeState) Summary {
 // Healthy reports whether no type is failing.
 func (s Summary) Healthy() bool { return len(s.Failing) == 0 }
 
-// String is, e.g., "2 of 17 types, 40 objects; 15 forbidden", or "17 types,
-// 40 objects" when every type is in sync.
+// String is, e.g., "2 of 17 types, 40 keys; 15 forbidden", or "17 types,
+// 40 keys" when every type is in sync.
 func (s Summary) String() string {
 	var b strings.Builder
 	if s.InSync == s.Types {
-		fmt.Fprintf(&b, "%d types, %d objects", s.Types, s.Objects)
+		fmt.Fprintf(&b, "%d types, %d keys", s.Types, s.Keys)
 	} else {
-		fmt.Fprintf(&b, "%d of %d types, %d objects", s.InSync, s.Types, s.Objects)
+		fmt.Fprintf(&b, "%d of %d types, %d keys", s.InSync, s.Types, s.Keys)
 	}
 	reasons := make([]string, 0, len(s.Failing))
 	for r := range s.Failing {
