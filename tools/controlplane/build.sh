@@ -37,9 +37,11 @@ ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
 # later run (make compat's report) can say what the cached binaries cost from
 # cold: wall seconds, and the CPU seconds of the build's processes.
 record() {
-  local cpu user sys
-  cpu=$(times | sed -n 2p | awk '{ for (i = 1; i <= 2; i++) { split($i, t, "m"); s[i] = t[1] * 60 + t[2] } printf "%d %d", s[1], s[2] }')
-  read -r user sys <<<"$cpu"
+  local user sys
+  # times is a builtin: in a command substitution it would report a subshell's
+  # (empty) children, so it writes to a file from this shell.
+  times >"$tmp/times"
+  read -r user sys < <(sed -n 2p "$tmp/times" | awk '{ for (i = 1; i <= 2; i++) { split($i, t, "m"); s[i] = t[1] * 60 + t[2] } printf "%d %d\n", s[1], s[2] }')
   printf 'wall=%d user=%d system=%d cpus=%d date=%s\n' "$SECONDS" "$user" "$sys" "$(nproc)" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$tmp/build.txt"
 }
 
