@@ -82,12 +82,15 @@ type Report struct {
 	LoadBefore, LoadAfter string
 	// Command is how the run was started, for the report's header.
 	Command string
+	// Caches are the Go build and module caches' sizes when the run began.
+	Caches string
 }
 
 // Run builds each minor, runs the core specs against it, and tries the oldest
 // client-go.
 func Run(ctx context.Context, o Options) (*Report, error) {
-	rep := &Report{Started: time.Now(), LoadBefore: orchestrate.LoadAvg()}
+	caches := goCaches(ctx)
+	rep := &Report{Started: time.Now(), LoadBefore: orchestrate.LoadAvg(), Caches: caches}
 	bins, err := testBinaries(ctx, o.Root, filepath.Join(o.Dir, "bin"), o.Packages)
 	if err != nil {
 		return nil, err

@@ -1,8 +1,11 @@
 package compat
 
 import (
+	"context"
 	"fmt"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -66,6 +69,41 @@ func (r *Report) fromCold() string {
 		return fmt.Sprintf("not known: no build record for %s (built before build.sh kept one; remove their folders from the control-plane cache to measure)",
 			strings.Join(unknown, ", "))
 	}
+	if cached == 0 {
+		return fmt.Sprintf("%s: this run built every minor", elapsed(took))
+	}
 	return fmt.Sprintf("%s: this run's %s plus %s of cached minors' builds as build.sh recorded them (binaries column)",
 		elapsed(took+cached), elapsed(took), elapsed(cached))
 }
+
+// goCaches says how large the Go build and module caches are, so that a
+// report tells a run from empty caches (a newcomer's) from one that reused
+// compiled packages.
+func goCaches(ctx context.Context) string {
+	out, err := exec.CommandContext(ctx, "go", "env", "GOCACHE", "GOMODCACHE").Output()
+	if err != nil {
+		return ""
+	}
+	dirs := strings.Fields(string(out))
+	if len(dirs) != 2 {
+		return ""
+	}
+	return fmt.Sprintf("build cache %s (%s), module cache %s (%s)",
+		mebibytes(treeSize(dirs[0])), dirs[0], mebibytes(treeSize(dirs[1])), dirs[1])
+}
+
+// treeSize is the bytes of the regular files under dir; 0 if it does not exist.
+func treeSize(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+func mebibytes(n int64) string { return fmt.Sprintf("%d MiB", n>>20) }

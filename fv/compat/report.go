@@ -62,6 +62,8 @@ func (r *Report) Markdown() string {
 		}
 		built := "cached"
 		switch {
+		case m.Built && m.Record != nil:
+			built = "built in " + m.Record.String()
 		case m.Built:
 			built = "built in " + elapsed(m.BuildTook)
 		case m.Record != nil:
@@ -87,6 +89,9 @@ func (r *Report) header(b *strings.Builder) {
 	fmt.Fprintf(b, "- Date: %s (took %s, of which %s waiting for other heavy suites to release the machine's lock)\n",
 		r.Started.UTC().Format("2006-01-02 15:04 MST"), elapsed(r.Ended.Sub(r.Started)), elapsed(r.Waited))
 	fmt.Fprintf(b, "- From cold (no binaries cached): %s\n", r.fromCold())
+	if r.Caches != "" {
+		fmt.Fprintf(b, "- Go caches when it began: %s\n", r.Caches)
+	}
 	fmt.Fprintf(b, "- Machine: %d CPUs, %s; load average before: %s, after: %s. The machine is shared: other work may have run at the same time.\n",
 		runtime.NumCPU(), runtime.Version(), r.LoadBefore, r.LoadAfter)
 	b.WriteString("- Control plane: each kube-apiserver built from the module proxy's k8s.io/kubernetes by `K8S_VERSION=… tools/controlplane/build.sh`, with etcd v3.7.3, started by the controlplane package (loopback, watch cache on unless a spec turns it off). A feature gate a minor does not know is left out where a spec turns it off; a spec that needs one says so and is skipped.\n")

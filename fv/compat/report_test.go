@@ -123,8 +123,36 @@ func TestFromColdAddsRecordedBuildsOrSaysWhichAreUnknown(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, md)
 		}
 	}
+	r.Minors[1] = Minor{Version: "v1.37.2", Built: true, BuildTook: 9 * time.Minute, Record: rec}
+	md = r.Markdown()
+	for _, want := range []string{
+		"- From cold (no binaries cached): 10m0s: this run built every minor",
+		"| 0s | built in 8m0s (13m20s CPU) |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
 	r.Minors = append(r.Minors, Minor{Version: "v1.33.13"})
 	if got := r.fromCold(); !strings.Contains(got, "not known: no build record for v1.33.13") {
 		t.Errorf("fromCold = %q", got)
+	}
+}
+
+func TestTreeSizeCountsFilesUnderAFolder(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "a", "b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"x", filepath.Join("a", "b", "y")} {
+		if err := os.WriteFile(filepath.Join(dir, f), make([]byte, 3<<20), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := mebibytes(treeSize(dir)); got != "6 MiB" {
+		t.Errorf("size = %s, want 6 MiB", got)
+	}
+	if got := treeSize(filepath.Join(dir, "absent")); got != 0 {
+		t.Errorf("an absent folder's size = %d", got)
 	}
 }
