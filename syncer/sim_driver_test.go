@@ -49,6 +49,7 @@ type simOptions struct {
 const (
 	simBreakSkipDeletes     = "stale skip takes every Deleted" // evDelete handled as if always stale
 	simBreakInitialRevision = "checkpoint revision from initial events"
+	simBreakUnreachableSeen = "requests that did not reach the apiserver seen as its 500s"
 )
 
 // simResult is what a run found.
@@ -271,7 +272,8 @@ func (r *simRun) options(l *simLife) []Option {
 	opts := []Option{
 		WithLogger(r.log), WithInitialList(r.initial), WithPageSize(3), WithMaxBatch(4), WithMaxQueued(12),
 		WithTiming(Timing{Backoff: simBackoff, ErrorsToRelist: 3, BehindLimit: 15 * time.Second,
-			MinWatchLife: 5 * time.Second, WatchProgressTimeout: 10 * time.Second, InitialEventsTimeout: 5 * time.Second}),
+			MinWatchLife: 5 * time.Second, WatchProgressTimeout: 10 * time.Second, InitialEventsTimeout: 5 * time.Second,
+			UnreachableAfter: simUnreachableAfter}),
 		WithMetadataRelist(MetadataRelist{MaxChanged: r.metaRelist, Off: r.metaRelist == 0}),
 		WithRequired(r.types[r.required].Name),
 		WithListerWatcher(func(resources.Type) (cache.ListerWatcherWithContext, error) { return simLW{}, nil }),
@@ -463,6 +465,7 @@ func (r *simRun) handle(sw *simWatcher, ev event) {
 	ts := l.s.types[ev.idx]
 	r.tracef("%s gen %d: %s", ts.t.Name, ev.gen, describe(ev))
 	before := r.beforeHandle(ts, ev)
+	reach := r.beforeReach(ts, ev)
 	r.doing = fmt.Sprintf("%s of %s (life %d, step %d, pending %s)", describe(ev), ts.t.Name, r.lives, r.step, ts.pending())
 	if (ev.kind == evApply || ev.kind == evDelete || ev.kind == evBookmark) && ts.pending() != NoList {
 		r.revDuringList = true
@@ -473,6 +476,7 @@ func (r *simRun) handle(sw *simWatcher, ev event) {
 	if r.o.broken == simBreakSkipDeletes && ev.kind == evDelete {
 		ev.kind = evBookmark
 	}
+	ev = r.breakReach(ev, reach)
 	l.s.handle(l.ctx, ev)
 	if r.o.broken == simBreakInitialRevision && ev.kind == evInitApply && l.s.warm != nil {
 		for _, o := range ev.objs { // the revision of an initial event, as if it were the list's
@@ -481,6 +485,7 @@ func (r *simRun) handle(sw *simWatcher, ev event) {
 	}
 	r.noteStream(sw, ev)
 	r.afterHandle(ts, ev, before)
+	r.checkReach(ts, ev, reach)
 	r.doing = ""
 	r.reportStatus()
 }

@@ -103,6 +103,7 @@ func RunSimCase(seed uint64, steps int, faults string) (rule string, defect int,
 const (
 	SimBreakSkipDeletes     = simBreakSkipDeletes
 	SimBreakInitialRevision = simBreakInitialRevision
+	SimBreakUnreachableSeen = simBreakUnreachableSeen
 )
 
 // shrinkSim drops the faults of a failing run one by one, keeping each drop

@@ -37,6 +37,7 @@ const (
 	fSlowConsumer                        // the consumer stops draining for a while (back-pressure)
 	fRelist                              // Syncer.Relist of a type
 	fWriteBurst                          // many writes at once
+	fUnreachable                         // a type's requests do not reach the apiserver for a while (connection refused)
 	fGetGone                             // observed: an object gone between the metadata list and its GET (404)
 	fGetNewer                            // observed: a GET returned a newer revision than the list's
 	fGetNewUID                           // observed: a GET returned another object under the same name
@@ -51,7 +52,7 @@ var simFaultNames = [...]string{
 	fInternal: "internal-error", fSlowRead: "slow-get", fGetForbidden: "get-forbidden",
 	fProxyNewer: "continue-at-newer-revision", fKill: "kill", fTorn: "torn-write", fRestart: "restart",
 	fNewCluster: "cluster-changed", fIdentityUnknown: "identity-unknown", fSlowConsumer: "slow-consumer",
-	fRelist: "relist", fWriteBurst: "write-burst", fGetGone: "get-404-race", fGetNewer: "get-newer-revision",
+	fRelist: "relist", fWriteBurst: "write-burst", fUnreachable: "unreachable", fGetGone: "get-404-race", fGetNewer: "get-newer-revision",
 	fGetNewUID: "get-new-uid",
 }
 
@@ -63,7 +64,7 @@ var simFaultWeights = [simFaultKinds]int{
 	fCompact: 3, fCacheStall: 4, fImpatient: 3, fServerRestart: 3, fForbidden: 4, fCRDRemoved: 2,
 	fCutInitial: 5, fCutWatch: 5, fExpireWatch: 3, fSilent: 3, fNoBookmarks: 2, fNoWatchList: 2,
 	fInternal: 3, fSlowRead: 3, fGetForbidden: 4, fProxyNewer: 3, fKill: 5, fTorn: 1, fRestart: 2,
-	fNewCluster: 2, fIdentityUnknown: 3, fSlowConsumer: 3, fRelist: 2, fWriteBurst: 3,
+	fNewCluster: 2, fIdentityUnknown: 3, fSlowConsumer: 3, fRelist: 2, fWriteBurst: 3, fUnreachable: 3,
 }
 
 // simFault is one fault of a schedule: its step, kind, and what it applies to
@@ -118,6 +119,7 @@ type simFaultState struct {
 	internal     []int
 	slowRead     []int
 	getForbidden []int
+	unreachable  []int
 	cutInitial   []int // per type: initial events before the cut, -1: none
 	cutWatch     []bool
 	expireWatch  []bool
@@ -136,8 +138,9 @@ type simFaultState struct {
 func newSimFaultState(types, servers int) simFaultState {
 	fs := simFaultState{
 		forbidden: make([]int, types), refusal: make([]int, types), internal: make([]int, types),
-		slowRead: make([]int, types), getForbidden: make([]int, types), cutInitial: make([]int, types),
-		cutWatch: make([]bool, types), expireWatch: make([]bool, types), silent: make([]bool, types),
+		slowRead: make([]int, types), getForbidden: make([]int, types), unreachable: make([]int, types),
+		cutInitial: make([]int, types),
+		cutWatch:   make([]bool, types), expireWatch: make([]bool, types), silent: make([]bool, types),
 		proxyNewer: make([]bool, types),
 		stalled:    make([]int, servers), impatient: make([]int, servers), noBookmarks: make([]int, servers),
 		noWatchList: make([]int, servers),
@@ -150,8 +153,8 @@ func newSimFaultState(types, servers int) simFaultState {
 
 // decay counts one step off every fault that lasts.
 func (fs *simFaultState) decay() {
-	for _, c := range [][]int{fs.forbidden, fs.internal, fs.slowRead, fs.getForbidden, fs.stalled, fs.impatient,
-		fs.noBookmarks, fs.noWatchList} {
+	for _, c := range [][]int{fs.forbidden, fs.internal, fs.slowRead, fs.getForbidden, fs.unreachable, fs.stalled,
+		fs.impatient, fs.noBookmarks, fs.noWatchList} {
 		for i := range c {
 			c[i] = max(0, c[i]-1)
 		}
@@ -223,6 +226,9 @@ func (r *simRun) apply(f simFault) {
 		fx.getForbidden[ti] = f.Steps
 	case fProxyNewer:
 		fx.proxyNewer[ti] = true
+	case fUnreachable:
+		fx.unreachable[ti] = f.Steps
+		r.cutOff(ti)
 	default:
 		r.applyToAgent(f, ti)
 	}

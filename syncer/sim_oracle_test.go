@@ -38,12 +38,13 @@ const (
 	ruleCheckpointAhead                // the checkpoint's revision ahead of its objects
 	ruleConverge                       // the view did not converge once the cluster was quiet
 	ruleStore                          // the snapshot.Store differs from the view, or its indexes from a scan
+	ruleFailureReport                  // Unreachable reported out of turn, or a recovery without a failure
 	simRules
 )
 
 var simRuleNames = [...]string{"revision-back", "deleted-uid", "deleted-unheld", "new-held", "updated-unheld",
 	"status-back", "insync-early", "resumed-unwhole", "relist-batch", "paged-for-good", "stream-fails",
-	"request-bound", "checkpoint-ahead", "converge", "store"}
+	"request-bound", "checkpoint-ahead", "converge", "store", "failure-report"}
 
 func (r simRule) String() string { return simRuleNames[r] }
 
@@ -70,6 +71,9 @@ type simTypeLife struct {
 	reset        bool
 	lastStrategy InitialList
 	lastByList   bool
+	// downSince: the loop handled, since then, only events of the type's
+	// requests that did not reach the apiserver; zero once one reached it.
+	downSince time.Time
 }
 
 // simConsumer is the agent's consumer in one life: a map of what it holds,
@@ -83,13 +87,15 @@ type simConsumer struct {
 	view       map[resources.Key]simKV
 	last       map[resources.Key]uint64
 	status     SyncStatus
+	failed     map[string]Failure // types reported failed, not recovered
 	extra      Callbacks
 	extraCheck func(map[resources.Key]simKV) error
 	calls      int // deliveries so far
 }
 
 func newSimConsumer(r *simRun, l *simLife) *simConsumer {
-	c := &simConsumer{r: r, l: l, view: map[resources.Key]simKV{}, last: map[resources.Key]uint64{}}
+	c := &simConsumer{r: r, l: l, view: map[resources.Key]simKV{}, last: map[resources.Key]uint64{},
+		failed: map[string]Failure{}}
 	if r.o.extra != nil {
 		c.extra, c.extraCheck = r.o.extra()
 	}
@@ -457,14 +463,16 @@ func (r *simRun) quiet() {
 			return
 		}
 	}
-	{
-		r.violate(ruleConverge, "the agent did not converge once the cluster was quiet: %s (status %s)", r.diff(), r.life.s.status)
-	}
+	r.violate(ruleConverge, "the agent did not converge once the cluster was quiet: %s (status %s, reported failed: %v)",
+		r.diff(), r.life.s.status, r.life.consumer.failed)
 }
 
 func (r *simRun) converged() bool {
 	l := r.life
-	if l.idState != idIdle || len(l.s.queue) > 0 || l.s.status != InSync || l.consumer.calls == r.diffed {
+	if l.idState != idIdle || len(l.s.queue) > 0 || l.s.status != InSync || len(l.consumer.failed) > 0 {
+		return false // a type still reported failed has not converged, whatever it holds
+	}
+	if l.consumer.calls == r.diffed {
 		return false // nothing the consumer holds changed since the last diff
 	}
 	r.diffed = l.consumer.calls

@@ -82,6 +82,8 @@ var _ = Describe("The simulator", Label("sim"), func() {
 		Entry("the stale-event skip taking every Deleted", syncer.SimBreakSkipDeletes, "converge", "checkpoint-ahead"),
 		Entry("the checkpoint's revision written from a relist's initial events", syncer.SimBreakInitialRevision,
 			"checkpoint-ahead"),
+		Entry("requests that did not reach the apiserver seen as its 500s", syncer.SimBreakUnreachableSeen,
+			"failure-report"),
 	)
 })
 

@@ -181,11 +181,14 @@ const (
 )
 
 // refusal is the error the apiserver answers any request of the type with
-// now: the CRD is not served (404), the type is refused (403 or 401), GETs are
+// now: its requests do not reach the apiserver, the CRD is not served (404), the type is refused (403 or 401), GETs are
 // forbidden, or lists and streams fail (500).
 func (sw *simWatcher) refusal(req simRequest) error {
 	r, gr := sw.r, sw.ts.t.GVR.GroupResource()
 	switch {
+	case r.fx.unreachable[sw.idx] > 0:
+		r.fire(fUnreachable)
+		return errSimRefused
 	case !r.cluster.Resource(sw.res).Served:
 		r.fire(fCRDRemoved)
 		return apierrors.NewNotFound(gr, "")
