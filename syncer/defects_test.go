@@ -198,7 +198,7 @@ var _ = Describe("The loop's orders of events", func() {
 // uidObj is obj with a UID.
 func uidObj(t resources.Type, name, rev string, uid types.UID) object {
 	o := obj(t, name, rev)
-	o.uid, o.kvs[0].UID = uid, uid
+	o.UID, o.KVs[0].UID = uid, uid
 	return o
 }
 

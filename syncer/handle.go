@@ -173,18 +173,18 @@ func (ts *typeState) emit(out *commands, was types.UID, ups ...Update) {
 // a changed one reports Updated for keys the object had, New for keys it did not,
 // and Deleted for keys its conversion no longer produces.
 func (ts *typeState) apply(o object, out *commands) {
-	if o.err == nil && ts.ledger.Seen(o.id, o.rev, o.uid, ts.epoch) {
+	if o.Err == nil && ts.ledger.Seen(o.ID, o.Rev, o.UID, ts.epoch) {
 		return
 	}
-	if o = o.decoded(); o.err != nil {
+	if o = o.Decoded(); o.Err != nil {
 		ts.parseFailed(o, out)
-		ts.ledger.Mark(o.id, ts.epoch) // keep the last value that converted
+		ts.ledger.Mark(o.ID, ts.epoch) // keep the last value that converted
 		return
 	}
-	oldKeys, was := ts.ledger.Keys(o.id), ts.ledger.UID(o.id)
-	newKeys := make([]resources.Key, len(o.kvs))
-	ups := make([]Update, 0, len(o.kvs))
-	for i, kv := range o.kvs {
+	oldKeys, was := ts.ledger.Keys(o.ID), ts.ledger.UID(o.ID)
+	newKeys := make([]resources.Key, len(o.KVs))
+	ups := make([]Update, 0, len(o.KVs))
+	for i, kv := range o.KVs {
 		newKeys[i] = kv.Key
 		ut := KVNew
 		if slices.Contains(oldKeys, kv.Key) {
@@ -194,7 +194,7 @@ func (ts *typeState) apply(o object, out *commands) {
 	}
 	for _, k := range oldKeys {
 		if !slices.Contains(newKeys, k) {
-			ups = append(ups, deletion(k, o.rev, was)) // the UID the consumer holds it with
+			ups = append(ups, deletion(k, o.Rev, was)) // the UID the consumer holds it with
 		}
 	}
 	ts.ledger.put(o, newKeys, ts.epoch)
@@ -203,10 +203,10 @@ func (ts *typeState) apply(o object, out *commands) {
 
 // remove records a deleted object; an unknown one reports nothing.
 func (ts *typeState) remove(o object, out *commands) {
-	f := ts.ledger.remove(o.id)
-	f.Rev = o.rev
-	if o.uid != "" {
-		f.UID = o.uid
+	f := ts.ledger.remove(o.ID)
+	f.Rev = o.Rev
+	if o.UID != "" {
+		f.UID = o.UID
 	}
 	ts.emitGone(f, out)
 }
@@ -259,8 +259,8 @@ func (ts *typeState) flushHeld(out *commands) {
 }
 
 func (ts *typeState) parseFailed(o object, out *commands) {
-	ts.log.WithError(o.err).WithField("object", o.id).Warn("Object failed conversion; skipped")
+	ts.log.WithError(o.Err).WithField("object", o.ID).Warn("Object failed conversion; skipped")
 	name := ts.t.Name
 	out.add(tell(func(ob Observer) { ob.ConversionFailed(name) }),
-		queue{parseFailure{typeName: name, object: o.raw, err: o.err}})
+		queue{parseFailure{typeName: name, object: o.Raw, err: o.Err}})
 }

@@ -57,7 +57,7 @@ func (s *Syncer) layWarmStart(cp Checkpoint) {
 
 func (j *journal) put(o object, keys []resources.Key, epoch uint32) {
 	j.plainLedger.put(o, keys, epoch)
-	j.notes = append(j.notes, note{kind: noteRecord, id: o.id, rev: o.rev, src: o.src})
+	j.notes = append(j.notes, note{kind: noteRecord, id: o.ID, rev: o.Rev, src: o.Src})
 }
 
 // remove notes the deletion even of an object the ledger did not hold: the

@@ -108,7 +108,7 @@ func (w *watcher) metaList(ctx context.Context, list *wire.MetaRelist) error {
 		if list.Pages() == 1 && !w.send(ctx, event{kind: evInitStart}) {
 			return ctx.Err()
 		}
-		if !w.send(ctx, event{kind: evInitApply, objs: objectsOf(known)}) {
+		if !w.send(ctx, event{kind: evInitApply, objs: known}) {
 			return ctx.Err()
 		}
 	}
@@ -131,7 +131,7 @@ var errGetRefused = fmt.Errorf("%w: GET refused", errFullRelist)
 // with the watch that comes after.
 func (w *watcher) fetch(ctx context.Context, list *wire.MetaRelist, rv string) (int, error) {
 	n, err := list.Fetch(ctx, rv, w.cfg.metaGets, fetchBatch, w.bound, func(ctx context.Context, vals []wire.Value) bool {
-		return w.send(ctx, event{kind: evInitApply, objs: objectsOf(vals)})
+		return w.send(ctx, event{kind: evInitApply, objs: vals})
 	})
 	switch {
 	case apierrors.IsNotFound(err):
@@ -169,7 +169,7 @@ func (w *watcher) pays(metaBytes, getBytes, gets, total int) bool {
 // of it: a GET of a metadata-first relist returned a newer revision than the
 // list's, and the watch from the list's revision replays the events before it.
 // Skipping them keeps every key's revision from going back.
-func (ts *typeState) stale(o object) bool { return ts.ledger.Newer(o.id, o.rev) }
+func (ts *typeState) stale(o object) bool { return ts.ledger.Newer(o.ID, o.Rev) }
 
 // relistMetaFirst runs the metadata-first relist, then the watch from its
 // revision, and reports whether it did; false: the watcher lists in full now.

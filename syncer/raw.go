@@ -49,28 +49,5 @@ func (w *watcher) bound(ctx context.Context, request func(context.Context) error
 // converter converts t's objects decoded already (a checkpoint's), as its
 // reader converts them.
 func converter(t resources.Type) func(runtime.Object) object {
-	src := wire.NewSource(t, nil)
-	return func(obj runtime.Object) object { return objectOf(src.Convert(obj)) }
-}
-
-// objectOf is the object the loop applies for v.
-func objectOf(v wire.Value) object {
-	return object{id: v.ID, rev: v.Rev, uid: v.UID, kvs: v.KVs, src: v.Src, raw: v.Raw, err: v.Err, later: v.Later}
-}
-
-// objectsOf is objectOf of each value.
-func objectsOf(vs []wire.Value) []object {
-	objs := make([]object, len(vs))
-	for i, v := range vs {
-		objs[i] = objectOf(v)
-	}
-	return objs
-}
-
-// decoded returns o decoded and converted if its reader had left it undecoded.
-func (o object) decoded() object {
-	if o.later == nil {
-		return o
-	}
-	return objectOf(o.later())
+	return wire.NewSource(t, nil).Convert
 }

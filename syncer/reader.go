@@ -90,7 +90,7 @@ func (r *reader) handle(ctx context.Context, e watch.Event) error {
 		if ev.Value.Rev != "" {
 			r.rv = ev.Value.Rev
 		}
-		return r.send(ctx, event{kind: kind, objs: []object{objectOf(ev.Value)}, rv: r.rv})
+		return r.send(ctx, event{kind: kind, objs: []object{ev.Value}, rv: r.rv})
 	}
 	return nil
 }

@@ -244,18 +244,18 @@ func (s *Syncer) loadSnapshot(ctx context.Context, snap *Persisted, timing logru
 		ups := make([]Update, 0, len(snap.Types[ts.t.Name].Objects))
 		for _, po := range snap.Types[ts.t.Name].Objects {
 			o := convert(po.Object)
-			if o.err != nil {
+			if o.Err != nil {
 				// The persisted ledger no longer matches this conversion: list.
 				ts.parseFailed(o, &out)
 				ts.listFor(ListInitial)
 				continue
 			}
-			keys := make([]resources.Key, len(o.kvs))
-			for i, kv := range o.kvs {
+			keys := make([]resources.Key, len(o.KVs))
+			for i, kv := range o.KVs {
 				keys[i] = kv.Key
 				ups = append(ups, Update{KVPair: kv, UpdateType: KVNew})
 			}
-			ts.ledger.shared().Put(o.id, o.rev, o.uid, keys, ts.epoch) // the checkpoint's own: not noted
+			ts.ledger.shared().Put(o.ID, o.Rev, o.UID, keys, ts.epoch) // the checkpoint's own: not noted
 		}
 		sig.Updates += len(ups)
 		out.add(queueUpdates{ups})

@@ -471,7 +471,7 @@ func (r *simRun) handle(sw *simWatcher, ev event) {
 		r.revDuringList = true
 	}
 	if ev.kind == evDelete && ts.stale(ev.objs[0]) {
-		r.staleDeletes = append(r.staleDeletes, [2]string{ts.t.Name, ev.objs[0].id})
+		r.staleDeletes = append(r.staleDeletes, [2]string{ts.t.Name, ev.objs[0].ID})
 	}
 	if r.o.broken == simBreakSkipDeletes && ev.kind == evDelete {
 		ev.kind = evBookmark
@@ -480,7 +480,7 @@ func (r *simRun) handle(sw *simWatcher, ev event) {
 	l.s.handle(l.ctx, ev)
 	if r.o.broken == simBreakInitialRevision && ev.kind == evInitApply && l.s.warm != nil {
 		for _, o := range ev.objs { // the revision of an initial event, as if it were the list's
-			l.s.warm.cp.Revision(ts.t.Name, o.rev)
+			l.s.warm.cp.Revision(ts.t.Name, o.Rev)
 		}
 	}
 	r.noteStream(sw, ev)

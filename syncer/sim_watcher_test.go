@@ -363,12 +363,12 @@ func (sw *simWatcher) metaPage() {
 	sw.listed += len(items)
 	objs := make([]object, 0, len(items))
 	for _, m := range items {
-		o := object{id: ledger.ObjectID(m.Namespace, m.Name), rev: strconv.FormatInt(m.Rev, 10), uid: types.UID(m.UID)}
-		if !sw.w.ledger.Known(o.id, o.rev, o.uid) {
+		o := object{ID: ledger.ObjectID(m.Namespace, m.Name), Rev: strconv.FormatInt(m.Rev, 10), UID: types.UID(m.UID)}
+		if !sw.w.ledger.Known(o.ID, o.Rev, o.UID) {
 			sw.changed = append(sw.changed, m)
 			continue
 		}
-		objs = append(objs, objectOf(sw.w.reader().Unchanged(o.id, o.rev, o.uid)))
+		objs = append(objs, sw.w.reader().Unchanged(o.ID, o.Rev, o.UID))
 	}
 	sw.send(event{kind: evInitApply, objs: objs})
 	if more {

@@ -188,7 +188,7 @@ func describe(ev event) string {
 		"WatchEnded", "Error", "Fenced", "FenceFailed", "FullOnly"}
 	s := names[ev.kind]
 	for _, o := range ev.objs {
-		s += " " + o.id + "@" + o.rev
+		s += " " + o.ID + "@" + o.Rev
 	}
 	if ev.rv != "" {
 		s += " rv=" + ev.rv

@@ -133,7 +133,7 @@ func (st *stepper) resumed() bool {
 
 // obj is an object of kind K (type "k...") at rev.
 func obj(t resources.Type, name, rev string) object {
-	return object{id: name, rev: rev, kvs: []resources.KVPair{{Key: resources.Key{Kind: t.Kind, Name: name}, Revision: rev}}}
+	return object{ID: name, Rev: rev, KVs: []resources.KVPair{{Key: resources.Key{Kind: t.Kind, Name: name}, Revision: rev}}}
 }
 
 // memCheckpoint is a Checkpoint that keeps its notes in memory, as written.

@@ -81,7 +81,7 @@ type typeLedger interface {
 type plainLedger struct{ *ledger.Ledger }
 
 func (l plainLedger) put(o object, keys []resources.Key, epoch uint32) {
-	l.Put(o.id, o.rev, o.uid, keys, epoch)
+	l.Put(o.ID, o.Rev, o.UID, keys, epoch)
 }
 func (l plainLedger) remove(id string) ledger.Forgotten               { return l.Remove(id) }
 func (l plainLedger) sweep(epoch uint32, gone func(ledger.Forgotten)) { l.Sweep(epoch, gone) }

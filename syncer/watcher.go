@@ -9,7 +9,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
@@ -36,22 +35,10 @@ const (
 	evFullOnly                     // the type's metadata-first relists do not pay: list in full
 )
 
-// object is one converted API object, or the identity of a deleted one.
-type object struct {
-	id  string
-	rev string
-	uid types.UID
-	kvs []resources.KVPair
-	// src is the object converted, for the checkpoint.
-	src runtime.Object
-	// raw and err are set when conversion failed.
-	raw runtime.Object
-	err error
-	// later, when set, decodes and converts an object that its reader left
-	// undecoded because the ledger held its revision (wire.Value.Later); kvs
-	// is then empty.
-	later func() wire.Value
-}
+// object is one converted API object, or the identity of a deleted one, as the
+// type's reader (wire.Source) made it: the loop applies wire's values as they
+// come.
+type object = wire.Value
 
 type event struct {
 	kind eventKind
@@ -208,7 +195,7 @@ func (w *watcher) page(ctx context.Context, opts metav1.ListOptions) ([]object, 
 	if err != nil {
 		return nil, wire.ListMeta{}, err
 	}
-	return objectsOf(vals), lm, nil
+	return vals, lm, nil
 }
 
 // streamThenWatch reads the initial state as a stream of events (WatchList) that
@@ -309,10 +296,10 @@ func refusedStream(err error) error {
 // convert identifies obj and runs the type's conversion on it, as its reader
 // decides (wire.Source.Convert). A failure is carried in the object, for the
 // loop to report; it never ends the stream.
-func (w *watcher) convert(obj runtime.Object) object { return objectOf(w.reader().Convert(obj)) }
+func (w *watcher) convert(obj runtime.Object) object { return w.reader().Convert(obj) }
 
 // identify reads the identity and revision of obj.
-func (w *watcher) identify(obj runtime.Object) object { return objectOf(w.reader().Identify(obj)) }
+func (w *watcher) identify(obj runtime.Object) object { return w.reader().Identify(obj) }
 
 // sleep waits for d on the syncer's clock or until ctx ends; it reports whether ctx
 // is still live.

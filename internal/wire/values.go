@@ -34,6 +34,15 @@ type Value struct {
 	Later func() Value
 }
 
+// Decoded is v, or, when its Source left it undecoded (Later), v decoded and
+// converted.
+func (v Value) Decoded() Value {
+	if v.Later == nil {
+		return v
+	}
+	return v.Later()
+}
+
 // Holder is what a Source asks whether an object needs decoding: the caller's
 // record of a type's objects by id, revision and UID.
 type Holder interface {
