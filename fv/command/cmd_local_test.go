@@ -105,7 +105,9 @@ func demoChangesSeen(ctx SpecContext, tmp string, leavesNothing func()) {
 	s := asUser(tmp, env.Command(), "watch", "routing", "--local", "--demo-changes", "20", "-o", "json")
 	Eventually(s.Err, localStart).Should(gbytes.Say(`admin kubeconfig \(removed at exit\): \S+\n`))
 	kubeconfig := regexp.MustCompile(`admin kubeconfig \(removed at exit\): (\S+)`).FindStringSubmatch(string(s.Err.Contents()))[1]
-	Expect(string(s.Err.Contents())).To(ContainSubstring("kubectl --kubeconfig " + kubeconfig + " get "))
+	// The hint is the line after the kubeconfig's, written a moment later.
+	Eventually(func() string { return string(s.Err.Contents()) }, 10*time.Second).
+		Should(ContainSubstring("kubectl --kubeconfig " + kubeconfig + " get "))
 	fi, err := os.Stat(kubeconfig)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(fi.Mode().Perm()).To(Equal(os.FileMode(0o600)))
