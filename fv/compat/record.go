@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/kubesync/kubesync/fv/orchestrate"
 )
 
 // BuildRecord is how long tools/controlplane/build.sh took to build one
@@ -89,7 +91,7 @@ func goCaches(ctx context.Context) string {
 		return ""
 	}
 	return fmt.Sprintf("build cache %s (%s), module cache %s (%s)",
-		mebibytes(treeSize(dirs[0])), dirs[0], mebibytes(treeSize(dirs[1])), dirs[1])
+		orchestrate.MiB(float64(treeSize(dirs[0]))), dirs[0], orchestrate.MiB(float64(treeSize(dirs[1]))), dirs[1])
 }
 
 // treeSize is the bytes of the regular files under dir; 0 if it does not exist.
@@ -105,5 +107,3 @@ func treeSize(dir string) int64 {
 	})
 	return n
 }
-
-func mebibytes(n int64) string { return fmt.Sprintf("%d MiB", n>>20) }
