@@ -18,7 +18,9 @@ import (
 //
 // The syncer calls Open once, on its loop goroutine at Start, then Record, Delete,
 // Clear and Revision from that goroutine, in the order its ledgers change, and
-// Close once the loop and every watcher have stopped. Confirm may come from another
+// Close once the loop and every watcher have stopped. What it notes is what its
+// consumer was told: a relist's changes come once the relist completes, as the
+// consumer's do, and a relist under way at Close never comes. Confirm may come from another
 // goroutine. The note methods run on the loop and must be cheap (note in memory,
 // write in the background), and a persisted revision must never be ahead of the
 // persisted objects: a restart that watches on from it would miss what came before.

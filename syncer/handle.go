@@ -155,12 +155,21 @@ func (w *watchFrom) reach(rv string) {
 	w.rv, w.errs, w.behind = rv, watchErrs{}, behindState{}
 }
 
+// holds: a relist of a type that had completed a list is under way, so its
+// changes are held until it completes (rule 6), and so are the journal's notes
+// of them (warmStart.noted). A first list holds nothing.
+func (ts *typeState) holds() bool {
+	_, ok := ts.read.(*listPending)
+	return ok && ts.listed
+}
+
 // emit hands on updates of one object that the ledger held with UID was: straight
 // to the queue, or, during a relist of a type that had completed a list, into the
 // relist's held batch, which keeps was for the consumer's Deleted.
 func (ts *typeState) emit(out *commands, was types.UID, ups ...Update) {
 	ts.delivered = ts.delivered || len(ups) > 0
-	if l, ok := ts.read.(*listPending); ok && ts.listed {
+	if ts.holds() {
+		l := ts.read.(*listPending)
 		for _, u := range ups {
 			l.held.add(u, was)
 		}
@@ -247,7 +256,8 @@ func (ts *typeState) emitGone(f ledger.Forgotten, out *commands) {
 	ts.emit(out, f.UID, ups...)
 }
 
-// flushHeld delivers the held changes of a relist as one call.
+// flushHeld delivers the held changes of a relist as one call; the journal's
+// notes of them may then reach the checkpoint.
 func (ts *typeState) flushHeld(out *commands) {
 	l, ok := ts.read.(*listPending)
 	if !ok {
@@ -256,6 +266,7 @@ func (ts *typeState) flushHeld(out *commands) {
 	if ups := l.held.take(); len(ups) > 0 {
 		out.add(queue{&updateBatch{updates: ups, whole: true}})
 	}
+	ts.ledger.handedOn()
 }
 
 func (ts *typeState) parseFailed(o object, out *commands) {

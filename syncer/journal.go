@@ -19,10 +19,26 @@ type warmStart struct {
 
 // journal is a type's ledger under the warm start: each change a step makes
 // goes to the ledger and is kept, in order, until the loop hands it to the
-// checkpoint at the step's end.
+// checkpoint at the step's end (warmStart.noted) — or, during a relist that
+// holds its changes (typeState.holds), until the consumer is handed them: the
+// checkpoint holds what the consumer was told, at batch boundaries, so that a
+// warm start never resumes half a relist.
+//
+// What holding costs: a relist's notes keep the source objects of the objects it
+// changed, one note per object (at), until it completes; the held batch already
+// keeps their updates, and objects the relist finds unchanged are not noted. A
+// syncer stopped mid-relist drops them: the checkpoint keeps the state before
+// the relist, which is what the consumer holds.
 type journal struct {
 	plainLedger
 	notes []note
+	// told: notes[:told] reached the consumer, as a relist handed on what it
+	// held (handedOn); the rest wait for the relist's end.
+	told int
+	// at: while a relist holds the notes, the index of each object's note from
+	// told on, so that an object changed again (a retried relist, a live event)
+	// keeps one note, its last. nil when no relist holds.
+	at map[string]int
 	// rv is the revision the checkpoint holds for the type, as last noted; ""
 	// if none (the type must list after a restart).
 	rv string
@@ -57,26 +73,49 @@ func (s *Syncer) layWarmStart(cp Checkpoint) {
 
 func (j *journal) put(o object, keys []resources.Key, epoch uint32) {
 	j.plainLedger.put(o, keys, epoch)
-	j.notes = append(j.notes, note{kind: noteRecord, id: o.ID, rev: o.Rev, src: o.Src})
+	j.note(note{kind: noteRecord, id: o.ID, rev: o.Rev, src: o.Src})
 }
 
 // remove notes the deletion even of an object the ledger did not hold: the
 // checkpoint may have held it.
 func (j *journal) remove(id string) ledger.Forgotten {
-	j.notes = append(j.notes, note{kind: noteDelete, id: id})
+	j.note(note{kind: noteDelete, id: id})
 	return j.plainLedger.remove(id)
 }
 
 func (j *journal) sweep(epoch uint32, gone func(ledger.Forgotten)) {
 	j.plainLedger.sweep(epoch, func(f ledger.Forgotten) {
-		j.notes = append(j.notes, note{kind: noteDelete, id: f.ID})
+		j.note(note{kind: noteDelete, id: f.ID})
 		gone(f)
 	})
 }
 
+// clear drops every note before it: a Clear undoes them in the checkpoint.
 func (j *journal) clear(gone func(ledger.Forgotten)) {
+	clear(j.notes)
+	j.notes, j.told = j.notes[:0], 0
+	clear(j.at)
 	j.notes = append(j.notes, note{kind: noteClear})
 	j.plainLedger.clear(gone)
+}
+
+// handedOn: every change so far reached the consumer's queue (a relist's held
+// batch went out), so it may reach the checkpoint too.
+func (j *journal) handedOn() {
+	j.told = len(j.notes)
+	clear(j.at) // a later change of an object is a note of its own, after told
+}
+
+// note keeps n, in place of the object's earlier note while a relist holds.
+func (j *journal) note(n note) {
+	if i, ok := j.at[n.id]; ok {
+		j.notes[i] = n
+		return
+	}
+	if j.at != nil {
+		j.at[n.id] = len(j.notes)
+	}
+	j.notes = append(j.notes, n)
 }
 
 // noted is the loop's one call into the warm start per step: it hands the
@@ -84,24 +123,52 @@ func (j *journal) clear(gone func(ledger.Forgotten)) {
 // revision the type watches from, if it moved. The revision goes last, so that
 // a persisted revision is never ahead of the persisted objects, and never
 // while a list is pending (rule 17), which has no revision of its own yet.
+//
+// A relist that holds its changes (rule 6) holds its notes too: they go once
+// the consumer is handed the batch (finishList), in order, then the revision.
+// A first list's notes go as its updates do, page by page; its revision waits
+// for its end, so a warm start lists it again.
 func (w *warmStart) noted(ts *typeState) {
-	j, name := w.journals[ts.idx], ts.t.Name
-	for _, n := range j.notes {
-		switch n.kind {
+	j, name, holds := w.journals[ts.idx], ts.t.Name, ts.holds()
+	n := len(j.notes)
+	if holds {
+		n = j.told
+	}
+	for _, nt := range j.notes[:n] {
+		switch nt.kind {
 		case noteRecord:
-			w.cp.Record(name, n.id, n.rev, n.src)
+			w.cp.Record(name, nt.id, nt.rev, nt.src)
 		case noteDelete:
-			w.cp.Delete(name, n.id)
+			w.cp.Delete(name, nt.id)
 		case noteClear:
 			w.cp.Clear(name)
 			j.rv = ""
 		}
 	}
-	clear(j.notes) // the objects are the consumer's: hold none past the step
-	j.notes = j.notes[:0]
+	j.keep(n, holds)
 	if r := ts.watch(); r != nil && r.rv != j.rv {
 		w.cp.Revision(name, r.rv)
 		j.rv = r.rv
+	}
+}
+
+// keep drops the first n notes, handed to the checkpoint, and keeps the rest,
+// indexed by object while a relist holds them.
+func (j *journal) keep(n int, holds bool) {
+	kept := copy(j.notes, j.notes[n:])
+	clear(j.notes[kept:]) // the objects are the consumer's: hold none past the note
+	j.notes, j.told = j.notes[:kept], 0
+	if !holds {
+		j.at = nil
+		return
+	}
+	if j.at == nil || n > 0 {
+		j.at = make(map[string]int, kept)
+		for i, nt := range j.notes {
+			if nt.kind != noteClear {
+				j.at[nt.id] = i
+			}
+		}
 	}
 }
 

@@ -3,9 +3,11 @@ package syncer_test
 // simFixedCases are the seeds of the simulator that found the defects of the
 // warm start, the metadata-first relist and the first read (1 to 7), of a
 // relist's held batch (8), of a metadata list's pages (9), of a relist after
-// a cluster change (10) and of a refused type's status (11), with their fault
-// schedules shrunk. Before its fix, each broke the rule named as its defect
-// (-sim.regressions=found; 1 to 7 at 4dc0611); each runs clean now.
+// a cluster change (10), of a refused type's status (11) and of a relist's
+// changes written to the checkpoint before the consumer had them (12), with
+// their fault schedules shrunk. Before its fix, each broke the rule named as
+// its defect (-sim.regressions=found; 1 to 7 at 4dc0611, 12 at b55b93b); each
+// runs clean now.
 var simFixedCases = []simCase{
 	{defect: 1, rule: "checkpoint-ahead", seed: 9,
 		name:   "a Deleted lost for a selected type: the GET of a metadata-first relist outruns the watch's replay",
@@ -46,6 +48,9 @@ var simFixedCases = []simCase{
 	{defect: 11, rule: "insync-early", seed: 78877,
 		name:   "a type refused, then answered with streaming lists refused, still counts as synced while it lists again",
 		faults: "76:write-burst(target 718, 61 steps); 147:cluster-changed(target 48, 12 steps); 229:watchlist-refused(target 562, 60 steps); 229:forbidden(target 957, 29 steps)"},
+	{defect: 12, rule: "checkpoint-delivered", seed: 1,
+		name:   "half a relist written: the relists after a cluster change hand their changes to the checkpoint before the consumer",
+		faults: "1899:watch-cut(target 523, 41 steps); 1994:cluster-changed(target 322, 21 steps)"},
 }
 
 // simOpenCases are seeds that find defects beyond those, not fixed yet: each

@@ -478,6 +478,7 @@ func (r *simRun) handle(sw *simWatcher, ev event) {
 	}
 	ev = r.breakReach(ev, reach)
 	l.s.handle(l.ctx, ev)
+	r.breakNotes(ts)
 	if r.o.broken == simBreakInitialRevision && ev.kind == evInitApply && l.s.warm != nil {
 		for _, o := range ev.objs { // the revision of an initial event, as if it were the list's
 			l.s.warm.cp.Revision(ts.t.Name, o.Rev)

@@ -39,12 +39,13 @@ const (
 	ruleConverge                       // the view did not converge once the cluster was quiet
 	ruleStore                          // the snapshot.Store differs from the view, or its indexes from a scan
 	ruleFailureReport                  // Unreachable reported out of turn, or a recovery without a failure
+	ruleCheckpointTold                 // the checkpoint holds other than what the consumer was told
 	simRules
 )
 
 var simRuleNames = [...]string{"revision-back", "deleted-uid", "deleted-unheld", "new-held", "updated-unheld",
 	"status-back", "insync-early", "resumed-unwhole", "relist-batch", "paged-for-good", "stream-fails",
-	"request-bound", "checkpoint-ahead", "converge", "store", "failure-report"}
+	"request-bound", "checkpoint-ahead", "converge", "store", "failure-report", "checkpoint-delivered"}
 
 func (r simRule) String() string { return simRuleNames[r] }
 
@@ -324,13 +325,15 @@ func (r *simRun) notePlan(ts *typeState, w *watcher, p plan) {
 	}
 }
 
-// checkFile checks the checkpoint file after a write: a type's revision R is
-// never ahead of its objects. Every object the file holds at a revision up to
-// R exists at R with that revision (and is selected), and every object that
-// exists at R is in the file or changes after R, so that a restart watching
-// from R ends with the server's state. A file of another cluster is not
-// checked: only the identity's confirmation tells.
+// checkFile checks the checkpoint file after a write: it holds what the
+// consumer was told (checkDelivered, sim_delivered_test.go), and a type's
+// revision R is never ahead of its objects. Every object the file holds at a
+// revision up to R exists at R with that revision (and is selected), and every
+// object that exists at R is in the file or changes after R, so that a restart
+// watching from R ends with the server's state. A file of another cluster is
+// not checked for the latter: only the identity's confirmation tells.
 func (r *simRun) checkFile() {
+	r.checkDelivered()
 	f := r.file
 	if f.cluster != "" && f.cluster != r.cluster.UID {
 		return

@@ -84,6 +84,8 @@ var _ = Describe("The simulator", Label("sim"), func() {
 			"checkpoint-ahead"),
 		Entry("requests that did not reach the apiserver seen as its 500s", syncer.SimBreakUnreachableSeen,
 			"failure-report"),
+		Entry("a relist's notes handed to the checkpoint before the relist completes", syncer.SimBreakRelistNotes,
+			"checkpoint-delivered"),
 	)
 })
 

@@ -208,7 +208,8 @@ func describe(ev event) string {
 // never saw; 9: a metadata list's pages from different revisions; 10: a relist
 // after a cluster change takes an object at the same name and revision, but
 // another UID, for unchanged; 11: InSync while a type that was refused lists
-// again, after a streaming list refused or stalled.
+// again, after a streaming list refused or stalled; 12: a relist's changes
+// reach the checkpoint before the consumer.
 func (r *simRun) classify(rule simRule, msg string) int {
 	l := r.life
 	switch rule {
@@ -223,6 +224,8 @@ func (r *simRun) classify(rule simRule, msg string) int {
 		return 8
 	case ruleInSyncEarly:
 		return 11
+	case ruleCheckpointTold:
+		return 12
 	case ruleResumedUnwhole:
 		return 6
 	case rulePagedForGood:

@@ -73,6 +73,9 @@ type typeLedger interface {
 	remove(id string) ledger.Forgotten
 	sweep(epoch uint32, gone func(ledger.Forgotten))
 	clear(gone func(ledger.Forgotten))
+	// handedOn: the changes so far reached the consumer's queue (a relist's
+	// held batch went out); the journal hands them to the checkpoint.
+	handedOn()
 	// shared is the ledger itself, which the type's watcher reads.
 	shared() *ledger.Ledger
 }
@@ -86,6 +89,7 @@ func (l plainLedger) put(o object, keys []resources.Key, epoch uint32) {
 func (l plainLedger) remove(id string) ledger.Forgotten               { return l.Remove(id) }
 func (l plainLedger) sweep(epoch uint32, gone func(ledger.Forgotten)) { l.Sweep(epoch, gone) }
 func (l plainLedger) clear(gone func(ledger.Forgotten))               { l.Clear(gone) }
+func (l plainLedger) handedOn()                                       {}
 func (l plainLedger) shared() *ledger.Ledger                          { return l.Ledger }
 
 // initialRead is how the type reads its initial state.
