@@ -69,9 +69,9 @@ func (s *Syncer) exec(ctx context.Context, ts *typeState, cmds commands) {
 		case startWatcher:
 			ts.spawn(ctx, s.events, c)
 		case queue:
-			s.enqueue(c.d)
+			s.queueOf(ts, c.d)
 		case queueUpdates:
-			s.enqueueUpdates(c.ups)
+			s.enqueueUpdates(s.same.translate(ts.idx, c.ups)) // samekind.go
 		case confirmAt:
 			s.markConfirmed(ts.idx, c.rv)
 		case tell:
