@@ -74,10 +74,12 @@ func (s *Syncer) exec(ctx context.Context, ts *typeState, cmds commands) {
 			s.enqueueUpdates(s.same.translate(ts.idx, c.ups)) // samekind.go
 		case confirmAt:
 			s.markConfirmed(ts.idx, c.rv)
+			s.reachedAt(ts, c.rv)
 		case tell:
 			c(s.cfg.observer)
 		case publishStatus:
 			s.publish(ts, c.st)
+			s.phaseIs(ts, c.st.Phase)
 		}
 	}
 }

@@ -207,6 +207,7 @@ func (s *Syncer) confirmIdentity(ctx context.Context, id identified) {
 		return
 	}
 	s.cfg.log.Warn("The checkpoint belongs to another cluster; relisting every type")
+	s.same.forget()
 	for _, ts := range s.types {
 		s.exec(ctx, ts, forceList(ts))
 	}

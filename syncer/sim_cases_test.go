@@ -3,8 +3,8 @@ package syncer_test
 // simFixedCases are the seeds of the simulator that found the defects of the
 // warm start, the metadata-first relist and the first read (1 to 7), of a
 // relist's held batch (8), of a metadata list's pages (9), of a relist after
-// a cluster change (10) and of a refused type's status (11), with their fault
-// schedules shrunk. Before its fix, each broke the rule named as its defect
+// a cluster change (10), of a refused type's status (11) and of two types of
+// one kind (12), with their fault schedules shrunk. Before its fix, each broke the rule named as its defect
 // (-sim.regressions=found; 1 to 7 at 4dc0611); each runs clean now.
 var simFixedCases = []simCase{
 	{defect: 1, rule: "checkpoint-ahead", seed: 9,
@@ -46,6 +46,15 @@ var simFixedCases = []simCase{
 	{defect: 11, rule: "insync-early", seed: 78877,
 		name:   "a type refused, then answered with streaming lists refused, still counts as synced while it lists again",
 		faults: "76:write-burst(target 718, 61 steps); 147:cluster-changed(target 48, 12 steps); 229:watchlist-refused(target 562, 60 steps); 229:forbidden(target 957, 29 steps)"},
+	{defect: 12, rule: "new-held", seed: 2,
+		name:   "a pod relabeled from one type of kind Pod to the other (WithName) arrives as New of a key the consumer holds, then Deleted",
+		faults: ""},
+	{defect: 12, rule: "revision-back", seed: 1,
+		name:   "a type's stream behind brings an older revision of a pod the other type's Deleted already took",
+		faults: "31:silent-connection(target 758, 49 steps); 113:slow-consumer(target 461, 39 steps); 293:watch-cut(target 654, 49 steps)"},
+	{defect: 12, rule: "converge", seed: 17,
+		name:   "after a cluster change, the relist's Deleted of the old cluster's pods leaves the new cluster's older revisions untold",
+		faults: "16:continue-at-newer-revision(target 234, 17 steps); 148:watch-410(target 958, 34 steps); 515:compact(target 552, 11 steps); 726:write-burst(target 762, 50 steps); 729:watch-cut(target 327, 31 steps); 1005:continue-at-newer-revision(target 983, 12 steps); 1955:cluster-changed(target 288, 13 steps)"},
 }
 
 // simOpenCases are seeds that find defects beyond those, not fixed yet: each

@@ -104,6 +104,7 @@ const (
 	SimBreakSkipDeletes     = simBreakSkipDeletes
 	SimBreakInitialRevision = simBreakInitialRevision
 	SimBreakUnreachableSeen = simBreakUnreachableSeen
+	SimBreakSameKind        = simBreakSameKind
 )
 
 // shrinkSim drops the faults of a failing run one by one, keeping each drop

@@ -84,6 +84,8 @@ var _ = Describe("The simulator", Label("sim"), func() {
 			"checkpoint-ahead"),
 		Entry("requests that did not reach the apiserver seen as its 500s", syncer.SimBreakUnreachableSeen,
 			"failure-report"),
+		Entry("the types of one kind not merged", syncer.SimBreakSameKind,
+			"moved-object", "new-held", "deleted-unheld", "updated-unheld"),
 	)
 })
 

@@ -208,7 +208,8 @@ func describe(ev event) string {
 // never saw; 9: a metadata list's pages from different revisions; 10: a relist
 // after a cluster change takes an object at the same name and revision, but
 // another UID, for unchanged; 11: InSync while a type that was refused lists
-// again, after a streaming list refused or stalled.
+// again, after a streaming list refused or stalled; 12: a key of a kind two
+// types share (WithName), which the loop did not merge (sameKind).
 func (r *simRun) classify(rule simRule, msg string) int {
 	l := r.life
 	switch rule {
@@ -219,8 +220,11 @@ func (r *simRun) classify(rule simRule, msg string) int {
 		case r.confirmedOther:
 			return 3
 		}
+		return r.classifySameKind(msg)
 	case ruleDeletedUID:
 		return 8
+	case ruleMovedObject, ruleNewHeld, ruleUpdatedUnheld, ruleDeletedUnheld:
+		return r.classifySameKind(msg)
 	case ruleInSyncEarly:
 		return 11
 	case ruleResumedUnwhole:
