@@ -74,6 +74,21 @@ var _ = Describe("Types of one kind", func() {
 		}
 	})
 
+	It("does not bring back a revision older than the Deleted the consumer was told", func() {
+		// p: app=y at 6, app=x at 7, deleted at 8; ypods' stream is behind pods'.
+		both(false, false)
+		st.play(0, apply("7"), del("8"))
+		st.play(1, apply("6"))
+		Expect(held(st.calls)).To(BeEmpty(), "the consumer saw p deleted at 8: 6 is older")
+		st.play(1, del("7"))
+		Expect(contract(st.calls)).To(Equal([]string{"New ns/p@7", "Deleted ns/p@8"}))
+		Expect(st.s.same.keys).To(HaveKey(key), "ypods has not passed 8 yet")
+		st.play(1, event{kind: evBookmark, rv: "8"})
+		Expect(st.s.same.keys).To(BeEmpty(), "both types passed the tombstone")
+		st.play(1, apply("9")) // p again, after all
+		Expect(contract(st.calls)).To(Equal([]string{"New ns/p@7", "Deleted ns/p@8", "New ns/p@9"}))
+	})
+
 	It("keeps each type's own key count for the Observer", func() {
 		obs := &keysObserver{keys: map[string]int{}}
 		st = newStepper([]resources.Type{xpods, ypods}, WithObserver(obs))
