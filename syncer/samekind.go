@@ -39,7 +39,7 @@ import (
 // stays a tombstone at the revision the consumer last saw, and a New older
 // than it is taken by its type but not told: that type's stream brings the
 // object's end too. A tombstone is forgotten once every type of the kind has
-// confirmed its revision (sameKind.reached); a missing type, whose next read
+// confirmed its revision (sameKind.reach); a missing type, whose next read
 // is a consistent list, does not hold it back.
 //
 // Types whose Kind no other type has are not translated and pay nothing. Each
