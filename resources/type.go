@@ -85,10 +85,15 @@ func (t Type) WithSelectors(label, field string) Type {
 // conversion: a syncer refuses two types of one name. The name is what Relist,
 // TypeOf, TypeStatus, the failure callbacks, the checkpoint and the metrics'
 // "type" label know the type by; Kind, and so the Key.Kind of the default
-// conversion, stays the resource's. So a consumer of both types gets keys of one
-// kind from each, and an object that both select arrives from both: it is
-// Deleted when either stops selecting it. Give them disjoint selectors, or a
-// conversion each that puts a kind of its own in the key, when that matters.
+// conversion, stays the resource's.
+//
+// So both types put keys of one kind, and a syncer merges them for the
+// consumer: one key, one object. An object either type selects arrives once,
+// as New, then Updated at each newer revision whichever type's stream brings
+// it; it is Deleted only once neither type selects it. An object relabeled
+// from one type's selector to the other's stays held (Updated, or Deleted then
+// New when the first type's stream tells first). The per-type counts (the
+// Observer's Keys, TypeStatus) are each type's own.
 func (t Type) WithName(name string) Type { t.Name = name; return t }
 
 // InNamespace returns a copy of t restricted to one namespace.

@@ -69,15 +69,17 @@ func (s *Syncer) exec(ctx context.Context, ts *typeState, cmds commands) {
 		case startWatcher:
 			ts.spawn(ctx, s.events, c)
 		case queue:
-			s.enqueue(c.d)
+			s.queueOf(ts, c.d)
 		case queueUpdates:
-			s.enqueueUpdates(c.ups)
+			s.enqueueUpdates(s.same.translate(ts.idx, c.ups)) // samekind.go
 		case confirmAt:
 			s.markConfirmed(ts.idx, c.rv)
+			s.reachedAt(ts, c.rv)
 		case tell:
 			c(s.cfg.observer)
 		case publishStatus:
 			s.publish(ts, c.st)
+			s.phaseIs(ts, c.st.Phase)
 		}
 	}
 }

@@ -207,6 +207,7 @@ func (s *Syncer) confirmIdentity(ctx context.Context, id identified) {
 		return
 	}
 	s.cfg.log.Warn("The checkpoint belongs to another cluster; relisting every type")
+	s.same.forget()
 	for _, ts := range s.types {
 		s.exec(ctx, ts, forceList(ts))
 	}
@@ -257,10 +258,11 @@ func (s *Syncer) loadSnapshot(ctx context.Context, snap *Persisted, timing logru
 			}
 			ts.ledger.shared().Put(o.ID, o.Rev, o.UID, keys, ts.epoch) // the checkpoint's own: not noted
 		}
-		sig.Updates += len(ups)
 		out.add(queueUpdates{ups})
 		ts.observe(now, &out)
+		queued := s.queued
 		s.exec(ctx, ts, out)
+		sig.Updates += s.queued - queued // as delivered: a key of a shared kind once (samekind.go)
 	}
 	switch {
 	case len(lacking) > 0:

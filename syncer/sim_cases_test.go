@@ -3,11 +3,11 @@ package syncer_test
 // simFixedCases are the seeds of the simulator that found the defects of the
 // warm start, the metadata-first relist and the first read (1 to 7), of a
 // relist's held batch (8), of a metadata list's pages (9), of a relist after
-// a cluster change (10), of a refused type's status (11) and of a relist's
-// changes written to the checkpoint before the consumer had them (12), with
-// their fault schedules shrunk. Before its fix, each broke the rule named as
-// its defect (-sim.regressions=found; 1 to 7 at 4dc0611, 12 at b55b93b); each
-// runs clean now.
+// a cluster change (10), of a refused type's status (11), of a relist's
+// changes written to the checkpoint before the consumer had them (12) and of two
+// types of one kind (13), with their fault schedules shrunk. Before its fix, each
+// broke the rule named as its defect (-sim.regressions=found; 1 to 7 at 4dc0611,
+// 12 and 13 at b55b93b); each runs clean now.
 var simFixedCases = []simCase{
 	{defect: 1, rule: "checkpoint-ahead", seed: 9,
 		name:   "a Deleted lost for a selected type: the GET of a metadata-first relist outruns the watch's replay",
@@ -51,6 +51,15 @@ var simFixedCases = []simCase{
 	{defect: 12, rule: "checkpoint-delivered", seed: 1,
 		name:   "half a relist written: the relists after a cluster change hand their changes to the checkpoint before the consumer",
 		faults: "1899:watch-cut(target 523, 41 steps); 1994:cluster-changed(target 322, 21 steps)"},
+	{defect: 13, rule: "new-held", seed: 2,
+		name:   "a pod relabeled from one type of kind Pod to the other (WithName) arrives as New of a key the consumer holds, then Deleted",
+		faults: ""},
+	{defect: 13, rule: "revision-back", seed: 1,
+		name:   "a type's stream behind brings an older revision of a pod the other type's Deleted already took",
+		faults: "31:silent-connection(target 758, 49 steps); 113:slow-consumer(target 461, 39 steps); 293:watch-cut(target 654, 49 steps)"},
+	{defect: 13, rule: "converge", seed: 17,
+		name:   "after a cluster change, the relist's Deleted of the old cluster's pods leaves the new cluster's older revisions untold",
+		faults: "16:continue-at-newer-revision(target 234, 17 steps); 148:watch-410(target 958, 34 steps); 515:compact(target 552, 11 steps); 726:write-burst(target 762, 50 steps); 729:watch-cut(target 327, 31 steps); 1005:continue-at-newer-revision(target 983, 12 steps); 1955:cluster-changed(target 288, 13 steps)"},
 }
 
 // simOpenCases are seeds that find defects beyond those, not fixed yet: each

@@ -71,16 +71,18 @@ type simResult struct {
 
 // simTypes are the simulated agent's types: a label-selected and a
 // field-selected type of one resource (pods), a required custom type whose CRD
-// comes and goes, and a type without selector. res names each one's resource
-// in the cluster model.
+// comes and goes, a type without selector, and a second label-selected type
+// of pods, of the same kind as the first, with a disjoint selector
+// (sim_samekind_test.go). res names each one's resource in the cluster model.
 func simTypes() (types []resources.Type, res []string, required int) {
 	pods := resources.Pods.WithSelectors("app=x", "")
 	running := resources.Custom(resources.Pods.GVR, "RunningPod", true).WithName("runningpods").
 		WithSelectors("", "status.phase=Running")
 	widgets := resources.Custom(schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"},
 		"Widget", true)
-	return []resources.Type{pods, running, widgets, resources.ConfigMaps},
-		[]string{"pods", "pods", "widgets", "configmaps"}, 2
+	ypods := resources.Pods.WithName("ypods").WithSelectors("app=y", "")
+	return []resources.Type{pods, running, widgets, resources.ConfigMaps, ypods},
+		[]string{"pods", "pods", "widgets", "configmaps", "pods"}, 2
 }
 
 const (
@@ -313,6 +315,7 @@ func (r *simRun) startLife() {
 	if err != nil {
 		panic(err)
 	}
+	r.breakSameKind(s)
 	if s.ckpt != nil {
 		s.ckpt.server = "https://sim"
 		s.ckpt.identity = r.identityReader(l)
@@ -442,6 +445,7 @@ func (r *simRun) deliver() {
 		s.queued -= len(b.updates)
 	}
 	s.deliverOne(r.life.h, next)
+	r.checkMoved()
 	r.reportStatus()
 }
 
@@ -487,6 +491,7 @@ func (r *simRun) handle(sw *simWatcher, ev event) {
 	r.noteStream(sw, ev)
 	r.afterHandle(ts, ev, before)
 	r.checkReach(ts, ev, reach)
+	r.checkMoved()
 	r.doing = ""
 	r.reportStatus()
 }

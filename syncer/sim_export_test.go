@@ -105,6 +105,7 @@ const (
 	SimBreakInitialRevision = simBreakInitialRevision
 	SimBreakUnreachableSeen = simBreakUnreachableSeen
 	SimBreakRelistNotes     = simBreakRelistNotes
+	SimBreakSameKind        = simBreakSameKind
 )
 
 // shrinkSim drops the faults of a failing run one by one, keeping each drop

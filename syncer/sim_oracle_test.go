@@ -40,12 +40,14 @@ const (
 	ruleStore                          // the snapshot.Store differs from the view, or its indexes from a scan
 	ruleFailureReport                  // Unreachable reported out of turn, or a recovery without a failure
 	ruleCheckpointTold                 // the checkpoint holds other than what the consumer was told
+	ruleMovedObject                    // the consumer and the types of one kind disagree on a key (sim_samekind_test.go)
 	simRules
 )
 
 var simRuleNames = [...]string{"revision-back", "deleted-uid", "deleted-unheld", "new-held", "updated-unheld",
 	"status-back", "insync-early", "resumed-unwhole", "relist-batch", "paged-for-good", "stream-fails",
-	"request-bound", "checkpoint-ahead", "converge", "store", "failure-report", "checkpoint-delivered"}
+	"request-bound", "checkpoint-ahead", "converge", "store", "failure-report", "checkpoint-delivered",
+	"moved-object"}
 
 func (r simRule) String() string { return simRuleNames[r] }
 

@@ -86,6 +86,8 @@ var _ = Describe("The simulator", Label("sim"), func() {
 			"failure-report"),
 		Entry("a relist's notes handed to the checkpoint before the relist completes", syncer.SimBreakRelistNotes,
 			"checkpoint-delivered"),
+		Entry("the types of one kind not merged", syncer.SimBreakSameKind,
+			"moved-object", "new-held", "deleted-unheld", "updated-unheld"),
 	)
 })
 

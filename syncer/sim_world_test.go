@@ -209,7 +209,8 @@ func describe(ev event) string {
 // after a cluster change takes an object at the same name and revision, but
 // another UID, for unchanged; 11: InSync while a type that was refused lists
 // again, after a streaming list refused or stalled; 12: a relist's changes
-// reach the checkpoint before the consumer.
+// reach the checkpoint before the consumer; 13: a key of a kind two types
+// share (WithName), which the loop did not merge (sameKind).
 func (r *simRun) classify(rule simRule, msg string) int {
 	l := r.life
 	switch rule {
@@ -220,8 +221,11 @@ func (r *simRun) classify(rule simRule, msg string) int {
 		case r.confirmedOther:
 			return 3
 		}
+		return r.classifySameKind(msg)
 	case ruleDeletedUID:
 		return 8
+	case ruleMovedObject, ruleNewHeld, ruleUpdatedUnheld, ruleDeletedUnheld:
+		return r.classifySameKind(msg)
 	case ruleInSyncEarly:
 		return 11
 	case ruleCheckpointTold:

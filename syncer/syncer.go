@@ -25,6 +25,7 @@ type Syncer struct {
 	types []*typeState
 	index map[string]int // by Type.Name
 	kinds map[string]int // by Type.Kind; -1: several types have it (names.go)
+	same  *sameKind      // the keys of the kinds several types share (samekind.go); nil if none
 
 	events     chan event
 	relists    chan relistRequest
@@ -126,6 +127,7 @@ func New(restCfg *rest.Config, types []resources.Type, cb Callbacks, opts ...Opt
 	if err := s.indexTypes(); err != nil {
 		return nil, err
 	}
+	s.same = newSameKind(s.types)
 	return s, nil
 }
 
