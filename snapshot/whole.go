@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"context"
+	"maps"
 
 	"github.com/kubesync/kubesync/syncer"
 )
@@ -100,3 +101,23 @@ func (s *Store) moved() {
 func (s *Store) whole() bool { return s.status == syncer.InSync || s.resumedWhole() }
 
 func (s *Store) resumedWhole() bool { return s.didResume && len(s.resumed.Missing) == 0 }
+
+// said is what the syncer said of the Store's state, for a subscriber whose
+// snapshot that state is: the status given, the resume if any, and the
+// revisions confirmed. The caller holds no lock of the Store's.
+func (s *Store) said(status syncer.SyncStatus) said {
+	d := said{status: &status}
+	s.mu.RLock()
+	if s.didResume {
+		r := s.resumed
+		d.resumed = &r
+	}
+	s.mu.RUnlock()
+	c := &s.confirmed
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.rv) > 0 {
+		d.confirmed = maps.Clone(c.rv)
+	}
+	return d
+}
