@@ -90,10 +90,10 @@ type Subscription struct {
 	wake     chan struct{} // something was added
 
 	mu      sync.Mutex
-	snap    *view              // the snapshot left to hand on; nil once handed on
-	pending pendingSet         // changes since the snapshot, not yet taken
-	inHand  pendingSet         // taken, waiting for a channel reader; more coalesce in
-	said    said               // not yet taken
+	snap    *view      // the snapshot left to hand on; nil once handed on
+	pending pendingSet // changes since the snapshot, not yet taken
+	inHand  pendingSet // taken, waiting for a channel reader; more coalesce in
+	said    said       // not yet taken
 	err     error
 }
 
