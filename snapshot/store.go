@@ -144,7 +144,8 @@ func (s *Store) OnUpdates(updates []syncer.Update) {
 func (s *Store) OnStatusUpdated(status syncer.SyncStatus) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if status == syncer.InSync && s.status != syncer.InSync {
+	inSync := status == syncer.InSync && s.status != syncer.InSync
+	if inSync {
 		select {
 		case <-s.onSync:
 		default:
@@ -153,7 +154,9 @@ func (s *Store) OnStatusUpdated(status syncer.SyncStatus) {
 	}
 	was := s.whole()
 	s.status = status
-	if s.whole() != was {
+	// Reaching InSync is a change a program follows even when the Store was
+	// whole already (resumed): what waits for a caught-up state runs now.
+	if inSync || s.whole() != was {
 		s.moved()
 	}
 }

@@ -13,7 +13,7 @@ import (
 type progress struct {
 	resumed   syncer.Resumed
 	didResume bool
-	seq       uint64        // batches applied, and turns of Whole
+	seq       uint64        // batches applied, turns of Whole, and arrivals at InSync
 	changed   chan struct{} // closed and replaced when seq moves
 }
 
@@ -58,7 +58,8 @@ func (s *Store) Whole() bool {
 
 // Next waits until the Store is whole and has changed since prev was made (nil:
 // any whole state will do), and returns a View of it; or ctx's error once ctx
-// ends. A change is a batch applied, or the Store turning whole. It is the
+// ends. A change is a batch applied, the Store turning whole, or the syncer
+// reaching InSync (after a warm start the Store is whole before it). It is the
 // trigger of a program loop, run on a goroutine of its own rather than in a
 // callback, so that a slow program holds up no syncer:
 //
