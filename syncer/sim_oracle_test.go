@@ -150,8 +150,8 @@ func (c *simConsumer) OnStatusUpdated(st SyncStatus) {
 
 func (c *simConsumer) OnResumed(res Resumed) {
 	req := c.r.types[c.r.required].Name
-	if _, ok := res.Revisions[req]; !ok {
-		c.r.violate(ruleResumedUnwhole, "a resumed snapshot without the required type %s was announced whole (OnResumed)", req)
+	if _, ok := res.Revisions[req]; !ok && !slices.Contains(res.Missing, req) {
+		c.r.violate(ruleResumedUnwhole, "a resumed snapshot without the required type %s was announced whole (OnResumed, Missing %v)", req, res.Missing)
 	}
 }
 
