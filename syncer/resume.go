@@ -234,6 +234,7 @@ func (s *Syncer) loadSnapshot(ctx context.Context, snap *Persisted, timing logru
 		ts.resumeAt(tsnap.Revision)
 		s.warm.journals[ts.idx].rv = tsnap.Revision // the checkpoint holds it
 		sig.Revisions[ts.t.Name] = tsnap.Revision
+		ts.resumedFresh(tsnap, snap.Written)
 	}
 	s.reportStatus() // ResyncInProgress, before the snapshot
 	now := s.cfg.clock.Now()
