@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 )
 
@@ -48,7 +49,17 @@ var (
 	_ syncer.Callbacks           = (*Broker)(nil)
 	_ syncer.ConfirmationHandler = (*Broker)(nil)
 	_ syncer.ResumeHandler       = (*Broker)(nil)
+	_ syncer.TypesHandler        = (*Broker)(nil)
 )
+
+// OnTypes implements syncer.TypesHandler: the Store's reads, and each
+// subscriber's before anything else, learn the syncer's types.
+func (b *Broker) OnTypes(types []resources.Type) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.store.OnTypes(types)
+	b.fanOut(nil, said{types: slices.Clone(types)})
+}
 
 // NewBroker returns a Broker with an empty Store behind it, made with opts.
 func NewBroker(opts ...StoreOption) *Broker {
@@ -112,8 +123,9 @@ func (b *Broker) Subscribers() int {
 
 // Subscribe delivers the snapshot and then every change to cb, from a goroutine of
 // its own, until ctx ends or the subscription is dropped (see WithLagLimit).
-// cb's methods are never called concurrently. What the syncer said of a batch
-// follows its updates, in this order: the resume, if cb is a
+// cb's methods are never called concurrently. The syncer's types come first,
+// if cb is a syncer.TypesHandler. What the syncer said of a batch follows its
+// updates, in this order: the resume, if cb is a
 // syncer.ResumeHandler; the latest confirmed revision of each type (by Name), if
 // cb is a syncer.ConfirmationHandler; the status. So a Store subscribed hears
 // what the Broker's own Store does: its Whole, Resumed, Next and WaitFor work
@@ -128,6 +140,9 @@ func (b *Broker) Subscribe(ctx context.Context, cb syncer.Callbacks, opts ...Sub
 // deliverTo hands a batch to cb's methods, what the syncer said after the
 // updates it is about.
 func deliverTo(cb syncer.Callbacks, batch Batch) {
+	if h, ok := cb.(syncer.TypesHandler); ok && batch.Types != nil {
+		h.OnTypes(slices.Clone(batch.Types))
+	}
 	if len(batch.Updates) > 0 {
 		cb.OnUpdates(batch.Updates)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 )
 
@@ -18,6 +19,9 @@ var ErrLagging = errors.New("subscriber fell behind")
 // confirmed and its status, each only if it changed since the last batch. A
 // batch may carry no update, only what the syncer said.
 type Batch struct {
+	// Types are the syncer's types (syncer.TypesHandler), nil if not told since
+	// the last batch. They come before Updates.
+	Types []resources.Type
 	// Updates are the subscriber's to keep.
 	Updates []syncer.Update
 	// Resumed is the syncer's resume from a checkpoint (syncer.ResumeHandler),
@@ -35,15 +39,21 @@ type Batch struct {
 // said is what the syncer said besides updates, not yet handed on: the parts
 // of a Batch after its Updates. The latest of each wins.
 type said struct {
+	types     []resources.Type
 	resumed   *syncer.Resumed
 	confirmed map[string]string
 	status    *syncer.SyncStatus
 }
 
-func (d *said) empty() bool { return d.resumed == nil && d.confirmed == nil && d.status == nil }
+func (d *said) empty() bool {
+	return d.types == nil && d.resumed == nil && d.confirmed == nil && d.status == nil
+}
 
 // merge adds what was said later.
 func (d *said) merge(later said) {
+	if later.types != nil {
+		d.types = later.types
+	}
 	if later.resumed != nil {
 		r := *later.resumed // each subscriber's own
 		d.resumed = &r
@@ -62,7 +72,7 @@ func (d *said) merge(later said) {
 
 // into fills b's parts after its Updates.
 func (d said) into(b *Batch) {
-	b.Resumed, b.Confirmed, b.Status = d.resumed, d.confirmed, d.status
+	b.Types, b.Resumed, b.Confirmed, b.Status = d.types, d.resumed, d.confirmed, d.status
 }
 
 // SubscriptionStats is what a subscription holds at one moment.
@@ -211,7 +221,7 @@ func (s *Subscription) absorb(b Batch) Batch {
 		s.inHand.add(u)
 	}
 	s.pending = pendingSet{}
-	d := said{resumed: b.Resumed, confirmed: b.Confirmed, status: b.Status}
+	d := said{types: b.Types, resumed: b.Resumed, confirmed: b.Confirmed, status: b.Status}
 	d.merge(s.said)
 	s.said = said{}
 	d.into(&b)

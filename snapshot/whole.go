@@ -109,6 +109,9 @@ func (s *Store) resumedWhole() bool { return s.didResume && len(s.resumed.Missin
 func (s *Store) said(status syncer.SyncStatus) said {
 	d := said{status: &status}
 	s.mu.RLock()
+	if s.types != nil {
+		d.types = s.types.types
+	}
 	if s.didResume {
 		r := s.resumed
 		d.resumed = &r

@@ -126,6 +126,7 @@ func New(restCfg *rest.Config, types []resources.Type, cb Callbacks, opts ...Opt
 	if err := s.indexTypes(); err != nil {
 		return nil, err
 	}
+	s.announceTypes()
 	return s, nil
 }
 
