@@ -141,6 +141,9 @@ func (s *Store) loadTypes(tx *bolt.Tx) (*syncer.Persisted, error) {
 			continue // no record yet: the type lists
 		}
 		ts.Revision = string(b.Get(keyRev))
+		if ts.Revision != "" {
+			ts.Confirmed = readTime(b.Get(keyRevAt))
+		}
 		s.revs[name] = ts.Revision
 		objs := b.Bucket(bucketObjects)
 		if objs == nil {
@@ -205,8 +208,10 @@ func gvkOf(t resources.Type) schema.GroupVersionKind {
 }
 
 // readWritten is the time of the last write, zero if unknown.
-func readWritten(meta *bolt.Bucket) time.Time {
-	b := meta.Get(keyWritten)
+func readWritten(meta *bolt.Bucket) time.Time { return readTime(meta.Get(keyWritten)) }
+
+// readTime reads a time as the Store writes it, zero if there is none.
+func readTime(b []byte) time.Time {
 	if len(b) != 8 {
 		return time.Time{}
 	}

@@ -15,14 +15,18 @@ import (
 )
 
 // Bucket layout: meta/header holds the header as JSON, meta/written the time of
-// the last write; types/NAME/rev the type's revision, types/NAME/kind the scheme
-// kind of its protobuf records, and types/NAME/objects/ID one record per object.
+// the last write; types/NAME/rev the type's revision, types/NAME/revat when that
+// revision was noted (absent in files written before it was kept: readers that do
+// not know it ignore it, so the format version is unchanged), types/NAME/kind the
+// scheme kind of its protobuf records, and types/NAME/objects/ID one record per
+// object.
 var (
 	bucketMeta    = []byte("meta")
 	keyHeader     = []byte("header")
 	keyWritten    = []byte("written")
 	bucketTypes   = []byte("types")
 	keyRev        = []byte("rev")
+	keyRevAt      = []byte("revat")
 	keyKind       = []byte("kind")
 	bucketObjects = []byte("objects")
 )

@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"encoding/binary"
 	"fmt"
 	"maps"
 	"time"
@@ -17,6 +18,7 @@ type changes struct {
 	objs    map[string]change
 	rev     string
 	hasRev  bool
+	revAt   time.Time // when rev was noted: the type's view was confirmed then
 }
 
 type change struct {
@@ -24,7 +26,7 @@ type change struct {
 	obj runtime.Object
 }
 
-func (c *changes) setRev(rev string) { c.rev, c.hasRev = rev, true }
+func (c *changes) setRev(rev string) { c.rev, c.hasRev, c.revAt = rev, true, time.Now() }
 
 // changesOf returns typeName's pending changes; s.mu is held.
 func (s *Store) changesOf(typeName string) *changes {
@@ -219,7 +221,20 @@ func writeType(all *bolt.Bucket, name string, c *changes, recs map[string][]byte
 		// A missing object would be lost by a restart that watches on: list.
 		return b.Put(keyRev, nil)
 	}
+	if err := writeRevAt(b, c, rev); err != nil {
+		return err
+	}
 	return b.Put(keyRev, []byte(rev))
+}
+
+// writeRevAt records when the type's revision was noted, when this write moves
+// it: a warm start counts the resumed view's age from then. A revision carried
+// over from an earlier write keeps its time.
+func writeRevAt(b *bolt.Bucket, c *changes, rev string) error {
+	if !c.hasRev || c.rev != rev || rev == "" {
+		return nil
+	}
+	return b.Put(keyRevAt, binary.LittleEndian.AppendUint64(nil, uint64(c.revAt.UnixNano())))
 }
 
 // encode encodes every noted object; nil stands for a deletion. A type with an
@@ -279,7 +294,7 @@ func (s *Store) putBack(batch map[string]*changes, hdrDirty bool) {
 			cur.objs, cur.cleared = old.objs, old.cleared
 		}
 		if !cur.hasRev {
-			cur.rev, cur.hasRev = old.rev, old.hasRev
+			cur.rev, cur.hasRev, cur.revAt = old.rev, old.hasRev, old.revAt
 		}
 	}
 }

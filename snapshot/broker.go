@@ -2,8 +2,10 @@ package snapshot
 
 import (
 	"context"
+	"slices"
 	"sync"
 
+	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 )
 
@@ -27,6 +29,13 @@ import (
 // copies none: subscribers receive updates, and one that wants indexed reads
 // subscribes a Store of its own made with the indexes it needs.
 //
+// The Broker hears what the syncer says besides updates, the revisions it
+// confirmed (syncer.ConfirmationHandler) and its resume from a checkpoint
+// (syncer.ResumeHandler), and hands them to its Store and, after the updates
+// they are about, to each subscriber: the Store's WaitFor, Revision, Whole,
+// Resumed and Next work as on a Store the syncer feeds, and so do those of a
+// Store that subscribes.
+//
 // Give the Broker to a syncer as its Callbacks; read the current state from
 // Store, never write to it.
 type Broker struct {
@@ -36,7 +45,21 @@ type Broker struct {
 	subs map[*Subscription]struct{}
 }
 
-var _ syncer.Callbacks = (*Broker)(nil)
+var (
+	_ syncer.Callbacks           = (*Broker)(nil)
+	_ syncer.ConfirmationHandler = (*Broker)(nil)
+	_ syncer.ResumeHandler       = (*Broker)(nil)
+	_ syncer.TypesHandler        = (*Broker)(nil)
+)
+
+// OnTypes implements syncer.TypesHandler: the Store's reads, and each
+// subscriber's before anything else, learn the syncer's types.
+func (b *Broker) OnTypes(types []resources.Type) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.store.OnTypes(types)
+	b.fanOut(nil, said{types: slices.Clone(types)})
+}
 
 // NewBroker returns a Broker with an empty Store behind it, made with opts.
 func NewBroker(opts ...StoreOption) *Broker {
@@ -52,11 +75,7 @@ func (b *Broker) OnUpdates(updates []syncer.Update) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.store.OnUpdates(updates)
-	for s := range b.subs {
-		if !s.add(updates, nil) {
-			delete(b.subs, s)
-		}
-	}
+	b.fanOut(updates, said{})
 }
 
 // OnStatusUpdated implements syncer.Callbacks.
@@ -64,8 +83,32 @@ func (b *Broker) OnStatusUpdated(status syncer.SyncStatus) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.store.OnStatusUpdated(status)
+	b.fanOut(nil, said{status: &status})
+}
+
+// OnConfirmed implements syncer.ConfirmationHandler: the Store's WaitFor and
+// Revision, and each subscriber after the updates before it, hear it.
+func (b *Broker) OnConfirmed(typeName, revision string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.store.OnConfirmed(typeName, revision)
+	b.fanOut(nil, said{confirmed: map[string]string{typeName: revision}})
+}
+
+// OnResumed implements syncer.ResumeHandler: the Store's Whole, Resumed and
+// Next, and each subscriber after the snapshot's updates, hear it.
+func (b *Broker) OnResumed(r syncer.Resumed) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.store.OnResumed(r)
+	b.fanOut(nil, said{resumed: &r})
+}
+
+// fanOut hands a batch, or what the syncer said, to every subscription, and
+// forgets those dropped. The caller holds the lock.
+func (b *Broker) fanOut(updates []syncer.Update, d said) {
 	for s := range b.subs {
-		if !s.add(nil, &status) {
+		if !s.add(updates, d) {
 			delete(b.subs, s)
 		}
 	}
@@ -80,20 +123,45 @@ func (b *Broker) Subscribers() int {
 
 // Subscribe delivers the snapshot and then every change to cb, from a goroutine of
 // its own, until ctx ends or the subscription is dropped (see WithLagLimit).
-// cb's methods are never called concurrently, and each batch's status, if any,
-// follows its updates. The Subscription's Done channel is closed once delivery
-// has stopped.
+// cb's methods are never called concurrently. The syncer's types come first,
+// if cb is a syncer.TypesHandler. What the syncer said of a batch follows its
+// updates, in this order: the resume, if cb is a
+// syncer.ResumeHandler; the latest confirmed revision of each type (by Name), if
+// cb is a syncer.ConfirmationHandler; the status. So a Store subscribed hears
+// what the Broker's own Store does: its Whole, Resumed, Next and WaitFor work
+// as on a syncer's. The Subscription's Done channel is closed once delivery has
+// stopped.
 func (b *Broker) Subscribe(ctx context.Context, cb syncer.Callbacks, opts ...SubscribeOption) *Subscription {
 	s := b.subscribe(opts)
-	go s.run(ctx, func(batch Batch) {
-		if len(batch.Updates) > 0 {
-			cb.OnUpdates(batch.Updates)
-		}
-		if batch.Status != nil {
-			cb.OnStatusUpdated(*batch.Status)
-		}
-	})
+	go s.run(ctx, func(batch Batch) { deliverTo(cb, batch) })
 	return s
+}
+
+// deliverTo hands a batch to cb's methods, what the syncer said after the
+// updates it is about.
+func deliverTo(cb syncer.Callbacks, batch Batch) {
+	if h, ok := cb.(syncer.TypesHandler); ok && batch.Types != nil {
+		h.OnTypes(slices.Clone(batch.Types))
+	}
+	if len(batch.Updates) > 0 {
+		cb.OnUpdates(batch.Updates)
+	}
+	if h, ok := cb.(syncer.ResumeHandler); ok && batch.Resumed != nil {
+		h.OnResumed(*batch.Resumed)
+	}
+	if h, ok := cb.(syncer.ConfirmationHandler); ok {
+		names := make([]string, 0, len(batch.Confirmed))
+		for name := range batch.Confirmed {
+			names = append(names, name)
+		}
+		slices.Sort(names) // a stable order
+		for _, name := range names {
+			h.OnConfirmed(name, batch.Confirmed[name])
+		}
+	}
+	if batch.Status != nil {
+		cb.OnStatusUpdated(*batch.Status)
+	}
 }
 
 // SubscribeBatches is Subscribe with a channel: the snapshot and then every
@@ -120,7 +188,7 @@ func (b *Broker) subscribe(opts []SubscribeOption) *Subscription {
 	// Under the broker's lock, no batch can fall between the view and the first
 	// change the subscription holds.
 	v, status := b.store.view(keep)
-	s.snap, s.status = v, &status
+	s.snap, s.said = v, b.store.said(status)
 	b.subs[s] = struct{}{}
 	return s
 }

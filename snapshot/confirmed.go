@@ -33,29 +33,43 @@ func (s *Store) OnConfirmed(typeName, revision string) {
 	}
 }
 
-// Revision returns the last revision of type typeName (its Name, as the syncer
-// reports it) that the syncer confirmed once the Store held every update up to
-// it; "" until the first.
+// Revision returns the last revision of the type named typeName (its Name or
+// Kind, as every read of the Store takes them: see OnTypes) that the syncer
+// confirmed once the Store held every update up to it; "" until the first, and
+// for a name the Store does not know (WaitFor says why).
 func (s *Store) Revision(typeName string) string {
+	name, err := s.typeName(typeName)
+	if err != nil {
+		return ""
+	}
 	c := &s.confirmed
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.rv[typeName]
+	return c.rv[name]
 }
 
-// WaitFor returns nil once the Store holds type typeName's view (by its Name)
-// at revision or past it, as syncer.Syncer.WaitFor, or ctx's error. It is
-// read-your-writes for readers of the Store: after a write, wait for the
-// resourceVersion the apiserver returned, then read. It needs the syncer's
-// confirmations, which reach the Store as its callbacks or through
-// syncer.Tee; a write to the type is confirmed as soon as its event arrives,
-// any other revision by the type's next event or bookmark (up to about a
-// minute on a quiet type). Revisions compare as syncer.RevisionAtLeast does.
+// WaitFor returns nil once the Store holds the view of the type named typeName
+// (its Name or Kind, as every read of the Store takes them) at revision or past
+// it, as syncer.Syncer.WaitFor, or ctx's error. A name that is neither the Name
+// nor the Kind of a type of the syncer is an error wrapping
+// syncer.ErrUnknownType, returned at once, which lists the names it knows (the
+// Store learns them from the syncer's New: syncer.TypesHandler; a Store that
+// was never told takes any name as a Name). It is read-your-writes for readers
+// of the Store: after a write, wait for the resourceVersion the apiserver
+// returned, then read. It needs the syncer's confirmations, which reach the
+// Store as its callbacks, through syncer.Tee or through a Broker; a write to the
+// type is confirmed as soon as its event arrives, any other revision by the
+// type's next event or bookmark (up to about a minute on a quiet type).
+// Revisions compare as syncer.RevisionAtLeast does.
 func (s *Store) WaitFor(ctx context.Context, typeName, revision string) error {
+	name, err := s.typeName(typeName)
+	if err != nil {
+		return err
+	}
 	c := &s.confirmed
 	for {
 		c.mu.Lock()
-		if syncer.RevisionAtLeast(c.rv[typeName], revision) {
+		if syncer.RevisionAtLeast(c.rv[name], revision) {
 			c.mu.Unlock()
 			return nil
 		}

@@ -53,6 +53,8 @@ type tables struct {
 	indexes map[string]map[string]*index
 	// confirmed: the revisions the syncer confirmed (confirmed.go).
 	confirmed confirmedRevisions
+	// types: the syncer's types (names.go), nil until it tells them.
+	types *typeNames
 }
 
 // entry is one key's value; the kind is the tree it lives in. Trees hold
@@ -144,7 +146,8 @@ func (s *Store) OnUpdates(updates []syncer.Update) {
 func (s *Store) OnStatusUpdated(status syncer.SyncStatus) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if status == syncer.InSync && s.status != syncer.InSync {
+	inSync := status == syncer.InSync && s.status != syncer.InSync
+	if inSync {
 		select {
 		case <-s.onSync:
 		default:
@@ -153,7 +156,9 @@ func (s *Store) OnStatusUpdated(status syncer.SyncStatus) {
 	}
 	was := s.whole()
 	s.status = status
-	if s.whole() != was {
+	// Reaching InSync is a change a program follows even when the Store was
+	// whole already (resumed): what waits for a caught-up state runs now.
+	if inSync || s.whole() != was {
 		s.moved()
 	}
 }
@@ -168,7 +173,8 @@ func (s *Store) Status() syncer.SyncStatus {
 // Synced is closed once the syncer first reports InSync.
 func (s *Store) Synced() <-chan struct{} { return s.onSync }
 
-// Get returns the current value of key, decoded.
+// Get returns the current value of key, decoded. Key.Kind may be the type's
+// Name, as for every read of the Store (see OnTypes).
 func (s *Store) Get(key resources.Key) (resources.KVPair, bool) { return getKV(s, key) }
 
 // lookup returns key's entry, nil if it has none.
@@ -179,7 +185,7 @@ func (s *Store) lookup(key resources.Key) *entry {
 }
 
 func (t *tables) lookup(key resources.Key) *entry {
-	tree := t.kinds[key.Kind]
+	tree := t.kinds[t.kindOf(key.Kind)]
 	if tree == nil {
 		return nil
 	}
@@ -187,10 +193,11 @@ func (t *tables) lookup(key resources.Key) *entry {
 	return e
 }
 
-// List returns every current value of one kind, ordered by namespace and name,
-// decoded. Values the Store keeps decoded are shared with it: treat them as
-// read-only.
+// List returns every current value of one kind (or of the type so named: see
+// OnTypes), ordered by namespace and name, decoded. Values the Store keeps
+// decoded are shared with it: treat them as read-only.
 func (s *Store) List(kind string) []resources.KVPair {
+	kind = s.kindOf(kind)
 	return decodedKVs(kind, s.all(kind))
 }
 
@@ -223,7 +230,7 @@ func (s *Store) Len(kind string) int {
 }
 
 func (t *tables) len(kind string) int {
-	if tree := t.kinds[kind]; tree != nil {
+	if tree := t.kinds[t.kindOf(kind)]; tree != nil {
 		return tree.Len()
 	}
 	return 0

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 )
 
@@ -14,13 +15,64 @@ import (
 var ErrLagging = errors.New("subscriber fell behind")
 
 // Batch is what a subscriber receives at once: updates, at most one per key, then
-// the syncer's status if it changed.
+// what the syncer said of the state after them: the resume, the revisions it
+// confirmed and its status, each only if it changed since the last batch. A
+// batch may carry no update, only what the syncer said.
 type Batch struct {
+	// Types are the syncer's types (syncer.TypesHandler), nil if not told since
+	// the last batch. They come before Updates.
+	Types []resources.Type
 	// Updates are the subscriber's to keep.
 	Updates []syncer.Update
+	// Resumed is the syncer's resume from a checkpoint (syncer.ResumeHandler),
+	// nil if none since the last batch. Its snapshot is the state after Updates.
+	Resumed *syncer.Resumed
+	// Confirmed is, by type Name, the latest revision the syncer confirmed
+	// (syncer.ConfirmationHandler) since the last batch: the state after
+	// Updates holds every update up to it. Nil if none.
+	Confirmed map[string]string
 	// Status is the latest status, nil if it did not change since the last batch.
 	// It holds for the state after Updates.
 	Status *syncer.SyncStatus
+}
+
+// said is what the syncer said besides updates, not yet handed on: the parts
+// of a Batch after its Updates. The latest of each wins.
+type said struct {
+	types     []resources.Type
+	resumed   *syncer.Resumed
+	confirmed map[string]string
+	status    *syncer.SyncStatus
+}
+
+func (d *said) empty() bool {
+	return d.types == nil && d.resumed == nil && d.confirmed == nil && d.status == nil
+}
+
+// merge adds what was said later.
+func (d *said) merge(later said) {
+	if later.types != nil {
+		d.types = later.types
+	}
+	if later.resumed != nil {
+		r := *later.resumed // each subscriber's own
+		d.resumed = &r
+	}
+	if later.status != nil {
+		st := *later.status
+		d.status = &st
+	}
+	for name, rv := range later.confirmed {
+		if d.confirmed == nil {
+			d.confirmed = make(map[string]string, len(later.confirmed))
+		}
+		d.confirmed[name] = rv
+	}
+}
+
+// into fills b's parts after its Updates.
+func (d said) into(b *Batch) {
+	b.Types, b.Resumed, b.Confirmed, b.Status = d.types, d.resumed, d.confirmed, d.status
 }
 
 // SubscriptionStats is what a subscription holds at one moment.
@@ -48,10 +100,10 @@ type Subscription struct {
 	wake     chan struct{} // something was added
 
 	mu      sync.Mutex
-	snap    *view              // the snapshot left to hand on; nil once handed on
-	pending pendingSet         // changes since the snapshot, not yet taken
-	inHand  pendingSet         // taken, waiting for a channel reader; more coalesce in
-	status  *syncer.SyncStatus // not yet taken
+	snap    *view      // the snapshot left to hand on; nil once handed on
+	pending pendingSet // changes since the snapshot, not yet taken
+	inHand  pendingSet // taken, waiting for a channel reader; more coalesce in
+	said    said       // not yet taken
 	err     error
 }
 
@@ -92,9 +144,9 @@ func (s *Subscription) Stats() SubscriptionStats {
 	}
 }
 
-// add merges a batch and a status into what is pending. It reports false if the
-// subscription is, or now becomes, dropped.
-func (s *Subscription) add(updates []syncer.Update, status *syncer.SyncStatus) bool {
+// add merges a batch and what the syncer said after it into what is pending. It
+// reports false if the subscription is, or now becomes, dropped.
+func (s *Subscription) add(updates []syncer.Update, d said) bool {
 	s.mu.Lock()
 	if s.err != nil {
 		s.mu.Unlock()
@@ -105,10 +157,7 @@ func (s *Subscription) add(updates []syncer.Update, status *syncer.SyncStatus) b
 			s.pending.add(u)
 		}
 	}
-	if status != nil {
-		st := *status
-		s.status = &st
-	}
+	s.said.merge(d)
 	if n := s.pending.len() + s.inHand.len(); s.lagLimit > 0 && n > s.lagLimit {
 		s.endLocked(fmt.Errorf("%w: %d updates pending, more than the limit of %d; subscribe again for a fresh snapshot",
 			ErrLagging, n, s.lagLimit))
@@ -129,7 +178,7 @@ func (s *Subscription) endLocked(err error) {
 	if s.err == nil {
 		s.err = err
 	}
-	s.snap, s.pending, s.inHand, s.status = nil, pendingSet{}, pendingSet{}, nil
+	s.snap, s.pending, s.inHand, s.said = nil, pendingSet{}, pendingSet{}, said{}
 }
 
 // next takes the next batch to hand on: a chunk of the snapshot while one is
@@ -146,16 +195,17 @@ func (s *Subscription) next() (b Batch, chunk, ok bool) {
 		if len(ups) > 0 {
 			return Batch{Updates: ups}, true, true
 		}
-		// The status waits for the whole snapshot.
+		// What the syncer said waits for the whole snapshot, which it is about.
 	}
-	if s.pending.len() == 0 && s.status == nil {
+	if s.pending.len() == 0 && s.said.empty() {
 		return Batch{}, false, false
 	}
-	b = Batch{Updates: s.pending.updates, Status: s.status}
+	b = Batch{Updates: s.pending.updates}
+	s.said.into(&b)
 	if s.batches != nil {
 		s.inHand = s.pending
 	}
-	s.pending, s.status = pendingSet{}, nil
+	s.pending, s.said = pendingSet{}, said{}
 	return b, false, true
 }
 
@@ -171,9 +221,10 @@ func (s *Subscription) absorb(b Batch) Batch {
 		s.inHand.add(u)
 	}
 	s.pending = pendingSet{}
-	if s.status != nil {
-		b.Status, s.status = s.status, nil
-	}
+	d := said{types: b.Types, resumed: b.Resumed, confirmed: b.Confirmed, status: b.Status}
+	d.merge(s.said)
+	s.said = said{}
+	d.into(&b)
 	b.Updates = s.inHand.updates
 	return b
 }

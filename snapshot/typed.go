@@ -36,6 +36,7 @@ func Get[T any](r Reader, key resources.Key) (T, bool, error) {
 		var zero T
 		return zero, false, nil
 	}
+	key.Kind = r.kindOf(key.Kind)
 	v, err := as[T](key, e.value)
 	return v, true, err
 }
@@ -44,6 +45,7 @@ func Get[T any](r Reader, key resources.Key) (T, bool, error) {
 // Store.List does. The first value that is not a T (or whose bytes do not
 // decode) is an error, as for Get, and List then returns no values.
 func List[T any](r Reader, kind string) ([]T, error) {
+	kind = r.kindOf(kind)
 	return allAs[T](kind, r.all(kind))
 }
 
@@ -51,6 +53,7 @@ func List[T any](r Reader, kind string) ([]T, error) {
 // Ts, ordered by namespace and name, as Store.ByIndex does; errors are those of
 // Store.ByIndex and List.
 func ByIndex[T any](r Reader, kind, name, value string) ([]T, error) {
+	kind = r.kindOf(kind)
 	es, err := r.indexed(kind, name, value)
 	if err != nil {
 		return nil, err

@@ -37,7 +37,7 @@ func (s *Store) Snapshot() *View {
 // snapshotLocked makes a View; the caller holds the write lock.
 func (s *Store) snapshotLocked() *View {
 	v := &View{status: s.status, whole: s.whole(), seq: s.seq,
-		tables: tables{kinds: make(map[string]*btree.BTreeG[*entry], len(s.kinds))}}
+		tables: tables{kinds: make(map[string]*btree.BTreeG[*entry], len(s.kinds)), types: s.types}}
 	for kind, t := range s.kinds {
 		v.kinds[kind] = t.Clone()
 	}
@@ -59,7 +59,10 @@ func (v *View) Get(key resources.Key) (resources.KVPair, bool) { return getKV(v,
 
 // List returns every value of one kind as of the View, ordered by namespace
 // and name, decoded, as Store.List does.
-func (v *View) List(kind string) []resources.KVPair { return decodedKVs(kind, v.all(kind)) }
+func (v *View) List(kind string) []resources.KVPair {
+	kind = v.kindOf(kind)
+	return decodedKVs(kind, v.all(kind))
+}
 
 // ByIndex returns the values of kind that the named index filed under value
 // as of the View, as Store.ByIndex does.
@@ -99,6 +102,8 @@ type reader interface {
 	lookup(key resources.Key) *entry
 	all(kind string) []*entry
 	indexed(kind, name, value string) ([]*entry, error)
+	// kindOf is the Kind a read's kind names: a type's Name names its Kind.
+	kindOf(name string) string
 }
 
 var (
@@ -112,11 +117,12 @@ func getKV(r reader, key resources.Key) (resources.KVPair, bool) {
 	if e == nil {
 		return resources.KVPair{}, false
 	}
-	return e.decodedKV(key.Kind), true
+	return e.decodedKV(r.kindOf(key.Kind)), true
 }
 
 // byIndexKV returns what r's index files under value, decoded.
 func byIndexKV(r reader, kind, name, value string) ([]resources.KVPair, error) {
+	kind = r.kindOf(kind)
 	es, err := r.indexed(kind, name, value)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"context"
+	"maps"
 
 	"github.com/kubesync/kubesync/syncer"
 )
@@ -12,7 +13,7 @@ import (
 type progress struct {
 	resumed   syncer.Resumed
 	didResume bool
-	seq       uint64        // batches applied, and turns of Whole
+	seq       uint64        // batches applied, turns of Whole, and arrivals at InSync
 	changed   chan struct{} // closed and replaced when seq moves
 }
 
@@ -57,7 +58,8 @@ func (s *Store) Whole() bool {
 
 // Next waits until the Store is whole and has changed since prev was made (nil:
 // any whole state will do), and returns a View of it; or ctx's error once ctx
-// ends. A change is a batch applied, or the Store turning whole. It is the
+// ends. A change is a batch applied, the Store turning whole, or the syncer
+// reaching InSync (after a warm start the Store is whole before it). It is the
 // trigger of a program loop, run on a goroutine of its own rather than in a
 // callback, so that a slow program holds up no syncer:
 //
@@ -100,3 +102,26 @@ func (s *Store) moved() {
 func (s *Store) whole() bool { return s.status == syncer.InSync || s.resumedWhole() }
 
 func (s *Store) resumedWhole() bool { return s.didResume && len(s.resumed.Missing) == 0 }
+
+// said is what the syncer said of the Store's state, for a subscriber whose
+// snapshot that state is: the status given, the resume if any, and the
+// revisions confirmed. The caller holds no lock of the Store's.
+func (s *Store) said(status syncer.SyncStatus) said {
+	d := said{status: &status}
+	s.mu.RLock()
+	if s.types != nil {
+		d.types = s.types.types
+	}
+	if s.didResume {
+		r := s.resumed
+		d.resumed = &r
+	}
+	s.mu.RUnlock()
+	c := &s.confirmed
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.rv) > 0 {
+		d.confirmed = maps.Clone(c.rv)
+	}
+	return d
+}

@@ -77,7 +77,11 @@ type PersistedType struct {
 	// recorded, or "" if the type must list (it never completed a list, or an
 	// object of it could not be persisted).
 	Revision string
-	Objects  []PersistedObject
+	// Confirmed is when the type's view was confirmed at Revision, as the
+	// checkpoint recorded it; zero if unknown, when Persisted.Written stands
+	// for it. A warm start counts the resumed type's TypeStatus.Age from it.
+	Confirmed time.Time
+	Objects   []PersistedObject
 }
 
 // PersistedObject is one persisted object.

@@ -100,15 +100,20 @@ var _ = Describe("The loop's orders of events", func() {
 		Expect(st.s.types[0].initial.strategy).To(Equal(Paged), "a stalled stream still makes Auto page")
 	})
 
-	It("does not announce a resumed snapshot that lacks a required type", func() {
+	It("announces a resumed snapshot that lacks a required type as not whole, naming it in Missing", func() {
 		types := []resources.Type{stepType("apps"), stepType("bees")}
 		snap := func() *Persisted { return &Persisted{Types: map[string]*PersistedType{"apps": {Revision: "5"}}} }
-		whole := newStepper(types).withCheckpoint(snap())
-		whole.start()
-		Expect(whole.resumed()).To(BeTrue())
 		lacking := newStepper(types, WithRequired("bees")).withCheckpoint(snap())
 		lacking.start()
-		Expect(lacking.resumed()).To(BeFalse(), "bees is required and was not in the checkpoint")
+		var got []Resumed
+		for _, c := range lacking.calls {
+			if r, ok := c.(Resumed); ok {
+				got = append(got, r)
+			}
+		}
+		Expect(got).To(HaveLen(1))
+		Expect(got[0].Missing).To(Equal([]string{"bees"}), "bees is required and was not in the checkpoint")
+		Expect(got[0].Revisions).To(Equal(map[string]string{"apps": "5"}))
 	})
 
 	It("pages after streams the server fails three times, not after an unreachable server", func() {

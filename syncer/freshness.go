@@ -60,6 +60,21 @@ func (ts *typeState) confirm(rv string, confirmed bool, now time.Time, out *comm
 	out.add(tell(func(o Observer) { o.Confirmed(name, rv, now) }), confirmAt{rv})
 }
 
+// resumedFresh notes how fresh a resumed type's view is: as of the revision
+// the checkpoint holds, confirmed when the checkpoint recorded it (or, if it
+// did not, when it was last written). Its age then counts from then, not from
+// this process's start, which would understate how stale the view may be.
+func (ts *typeState) resumedFresh(p *PersistedType, written time.Time) {
+	at := p.Confirmed
+	if at.IsZero() {
+		at = written
+	}
+	if at.IsZero() {
+		return // unknown: the age counts from the start, as before
+	}
+	ts.fresh.rv, ts.fresh.at = p.Revision, at
+}
+
 // markStarted notes when the syncer started, from which a type that has
 // confirmed nothing yet counts its age.
 func (s *Syncer) markStarted() {

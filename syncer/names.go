@@ -13,6 +13,27 @@ import (
 // of a type of the syncer. The error that wraps it lists the known names.
 var ErrUnknownType = errors.New("syncer: unknown resource type")
 
+// TypesHandler is optionally implemented by Callbacks to learn the syncer's
+// types, so that a consumer takes either of a type's names as TypeOf does:
+// snapshot.Store reads by Name or Kind, and rejects at once a name it does not
+// know. OnTypes is called once, by New, before any other callback.
+type TypesHandler interface {
+	OnTypes(types []resources.Type)
+}
+
+// announceTypes tells a TypesHandler the types, in the order given to New.
+func (s *Syncer) announceTypes() {
+	h, ok := s.cb.(TypesHandler)
+	if !ok {
+		return
+	}
+	types := make([]resources.Type, len(s.types))
+	for i, ts := range s.types {
+		types[i] = ts.t
+	}
+	h.OnTypes(types)
+}
+
 // TypeOf returns the type of the syncer that name names, and whether there is one.
 // name is either the type's Name ("globalnetworkpolicies.crd.projectcalico.org",
 // as OnSyncFailed, OnSyncRecovered, the Observer and the metrics report it) or its

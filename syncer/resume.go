@@ -35,17 +35,19 @@ type Resumed struct {
 	// an object of it could not be persisted). Empty: the snapshot holds every
 	// type, and is whole. A type named here lists as in a cold start; an agent
 	// that programs from a resumed snapshot waits for InSync when one it needs is
-	// missing. A required type (WithRequired) is never named here: a checkpoint
-	// that lacks one is not announced at all (see ResumeHandler), so an agent
-	// that programs on OnResumed fails closed.
+	// missing. A required type (WithRequired) that the checkpoint lacks is named
+	// here too: the snapshot is not whole, and an agent that programs on
+	// OnResumed checks that Missing is empty (snapshot.Store.Whole does), so it
+	// fails closed and the log says why.
 	Missing []string
 }
 
 // ResumeHandler is an optional interface of Callbacks: OnResumed is called once
 // per Start that resumed from a checkpoint, after the snapshot's updates and
-// before anything from the apiserver. It is not called when the checkpoint lacks
-// a required type (WithRequired): such a snapshot is not whole, and the agent
-// waits for InSync (or the required types' own status) instead.
+// before anything from the apiserver. The snapshot is whole only when
+// Resumed.Missing is empty: a checkpoint that lacks a type, a required one
+// (WithRequired) included, names it there, and the agent waits for InSync (or
+// the missing types' own status) before it programs.
 type ResumeHandler interface {
 	OnResumed(Resumed)
 }
@@ -233,6 +235,7 @@ func (s *Syncer) loadSnapshot(ctx context.Context, snap *Persisted, timing logru
 		ts.resumeAt(tsnap.Revision)
 		s.warm.journals[ts.idx].rv = tsnap.Revision // the checkpoint holds it
 		sig.Revisions[ts.t.Name] = tsnap.Revision
+		ts.resumedFresh(tsnap, snap.Written)
 	}
 	s.reportStatus() // ResyncInProgress, before the snapshot
 	now := s.cfg.clock.Now()
@@ -264,12 +267,11 @@ func (s *Syncer) loadSnapshot(ctx context.Context, snap *Persisted, timing logru
 		s.exec(ctx, ts, out)
 		sig.Updates += s.queued - queued // as delivered: a key of a shared kind once (samekind.go)
 	}
-	switch {
-	case len(lacking) > 0:
-		// Fail closed, as WithRequired does: an agent that programs on OnResumed
-		// must not program without a required type.
-		s.cfg.log.WithField("required", lacking).Warn("The checkpoint lacks required types; the resumed snapshot is not whole, so OnResumed is not called")
-	case len(sig.Revisions) > 0:
+	if len(lacking) > 0 {
+		// Not whole: Missing names them, so an agent fails closed and knows why.
+		s.cfg.log.WithField("required", lacking).Warn("The checkpoint lacks required types; the resumed snapshot is not whole")
+	}
+	if len(sig.Revisions) > 0 {
 		s.enqueue(resumedSignal{sig}) // after the snapshot, before anything from the server
 	}
 	s.cfg.log.WithFields(timing).WithFields(logrus.Fields{"types": len(sig.Revisions), "objects": sig.Updates,

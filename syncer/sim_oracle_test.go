@@ -41,13 +41,15 @@ const (
 	ruleFailureReport                  // Unreachable reported out of turn, or a recovery without a failure
 	ruleCheckpointTold                 // the checkpoint holds other than what the consumer was told
 	ruleMovedObject                    // the consumer and the types of one kind disagree on a key (sim_samekind_test.go)
+	ruleBroker                         // a Store behind a Broker, or a subscriber, hears other than a Store fed by the syncer
 	simRules
 )
 
 var simRuleNames = [...]string{"revision-back", "deleted-uid", "deleted-unheld", "new-held", "updated-unheld",
 	"status-back", "insync-early", "resumed-unwhole", "relist-batch", "paged-for-good", "stream-fails",
 	"request-bound", "checkpoint-ahead", "converge", "store", "failure-report", "checkpoint-delivered",
-	"moved-object"}
+	"moved-object",
+	"broker"}
 
 func (r simRule) String() string { return simRuleNames[r] }
 
@@ -153,8 +155,11 @@ func (c *simConsumer) OnStatusUpdated(st SyncStatus) {
 
 func (c *simConsumer) OnResumed(res Resumed) {
 	req := c.r.types[c.r.required].Name
-	if _, ok := res.Revisions[req]; !ok {
-		c.r.violate(ruleResumedUnwhole, "a resumed snapshot without the required type %s was announced whole (OnResumed)", req)
+	if _, ok := res.Revisions[req]; !ok && !slices.Contains(res.Missing, req) {
+		c.r.violate(ruleResumedUnwhole, "a resumed snapshot without the required type %s was announced whole (OnResumed, Missing %v)", req, res.Missing)
+	}
+	if h, ok := c.extra.(ResumeHandler); ok {
+		h.OnResumed(res)
 	}
 }
 
@@ -490,7 +495,7 @@ func (r *simRun) final() {
 	l := r.life
 	if l.consumer.extraCheck != nil {
 		if err := l.consumer.extraCheck(l.consumer.view); err != nil {
-			r.violate(ruleStore, "the snapshot.Store: %v", err)
+			r.violate(extraRule(err), "the snapshot.Store: %v", err)
 		}
 	}
 	if l.s.warm != nil && l.store.flush() {

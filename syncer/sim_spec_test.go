@@ -39,7 +39,7 @@ type simCase struct {
 
 var _ = Describe("The simulator", Label("sim"), func() {
 	It("runs its seeds with every fault kind firing, and no seed breaks a rule of the oracle", func() {
-		sum := syncer.RunSim(1, simSuiteSeeds, simSuiteSteps, "", storeConsumer, 2)
+		sum := syncer.RunSim(1, simSuiteSeeds, simSuiteSteps, "", storeAndBrokerConsumer(false), 2)
 		AddReportEntry("simulator", fmt.Sprintf("%d seeds of %d steps in %s", sum.Seeds, sum.Steps, sum.Took))
 		for kind, n := range sum.Fired {
 			Expect(n).To(BeNumerically(">", 0), "the fault %s never fired in %d seeds", kind, sum.Seeds)
@@ -68,7 +68,7 @@ var _ = Describe("The simulator", Label("sim"), func() {
 					continue
 				}
 				clean++
-				sum := syncer.RunSim(seed, 1, simSuiteSteps, broken, nil, 1)
+				sum := syncer.RunSim(seed, 1, simSuiteSteps, broken, simExtraFor(broken), 1)
 				if len(sum.Failures) == 0 {
 					fmt.Fprintf(GinkgoWriter, "seed %d runs clean with the rule broken too\n", seed)
 					continue
@@ -88,6 +88,7 @@ var _ = Describe("The simulator", Label("sim"), func() {
 			"checkpoint-delivered"),
 		Entry("the types of one kind not merged", syncer.SimBreakSameKind,
 			"moved-object", "new-held", "deleted-unheld", "updated-unheld"),
+		Entry("the Broker dropping the syncer's confirmations", syncer.SimBreakBrokerConfirms, "broker"),
 	)
 })
 

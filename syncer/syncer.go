@@ -128,6 +128,7 @@ func New(restCfg *rest.Config, types []resources.Type, cb Callbacks, opts ...Opt
 		return nil, err
 	}
 	s.same = newSameKind(s.types)
+	s.announceTypes()
 	return s, nil
 }
 

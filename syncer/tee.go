@@ -1,11 +1,15 @@
 package syncer
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/kubesync/kubesync/resources"
+)
 
 // Tee returns Callbacks that hand every call to each consumer in turn, in the
 // order given: OnUpdates and OnStatusUpdated to all of them, and each optional
 // callback (ParseFailureHandler, SyncFailureHandler, ResumeHandler,
-// ConfirmationHandler) to those that implement it. So an agent can keep a snapshot.Store and act on the
+// ConfirmationHandler, TypesHandler) to those that implement it. So an agent can keep a snapshot.Store and act on the
 // same stream without forwarding every optional method by hand.
 //
 // A consumer's call returns before the next consumer's begins, so a slow one
@@ -30,7 +34,16 @@ var (
 	_ SyncFailureHandler  = (*tee)(nil)
 	_ ResumeHandler       = (*tee)(nil)
 	_ ConfirmationHandler = (*tee)(nil)
+	_ TypesHandler        = (*tee)(nil)
 )
+
+func (t *tee) OnTypes(types []resources.Type) {
+	for _, c := range t.all {
+		if h, ok := c.(TypesHandler); ok {
+			h.OnTypes(slices.Clone(types))
+		}
+	}
+}
 
 func (t *tee) OnStatusUpdated(status SyncStatus) {
 	for _, c := range t.all {

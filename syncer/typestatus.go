@@ -75,6 +75,10 @@ type TypeStatus struct {
 	// is when, on the syncer's clock. Both are empty until the first.
 	Revision  string
 	Confirmed time.Time
+	// A type resumed from a checkpoint starts with the checkpoint's revision,
+	// confirmed when the checkpoint recorded it (PersistedType.Confirmed, else
+	// Persisted.Written), until its stream confirms one.
+	//
 	// Age is how long ago Confirmed was when Statuses was called, or, while
 	// nothing is confirmed, how long the syncer has been running: it grows
 	// while the type's watch is silent or the server cannot be reached. A

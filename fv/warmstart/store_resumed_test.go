@@ -86,7 +86,7 @@ var _ = Describe("A snapshot.Store resumed from a checkpoint", Ordered, func() {
 		DeferCleanup(func() { s.Stop(); s.Wait() })
 		Eventually(func() int { return store.Len(types[0].Kind) + store.Len(types[1].Kind) }).Should(Equal(10),
 			"the snapshot it has is delivered")
-		// A checkpoint without a required type is not announced: OnResumed fails closed.
+		// A checkpoint without a required type is announced not whole: Missing names it.
 		Consistently(func() bool { _, whole := store.Resumed(); return whole }, "1s").Should(BeFalse())
 		Expect(store.Whole()).To(BeFalse())
 		noView(ctx, store)
