@@ -60,25 +60,29 @@ var _ = Describe("The simulator", Label("sim"), func() {
 
 	// A rule broken on purpose: of the first seeds that run clean, one breaks
 	// the rule the break is about once it is in. The runs feed a snapshot.Store
-	// too, as the suite's do, so that a break of the Store's feed shows.
+	// too, as the suite's do, so that a break of the Store's feed shows. A run
+	// is shrunk and traced only when it broke another rule: shrinking costs a
+	// run per fault, which the table's many entries cannot afford under -race.
 	DescribeTable("notices a rule broken on purpose",
 		func(broken string, rules ...string) {
 			clean, found := 0, false
-			for seed := uint64(1); seed <= 80 && clean < 3; seed++ {
+			for seed := uint64(1); seed <= 80 && clean < 3 && !found; seed++ {
 				if sum := syncer.RunSim(seed, 1, simSuiteSteps, "", storeConsumer, 0); len(sum.Failures) > 0 {
 					continue
 				}
 				clean++
-				sum := syncer.RunSim(seed, 1, simSuiteSteps, broken, storeConsumer, 1)
+				sum := syncer.RunSim(seed, 1, simSuiteSteps, broken, storeConsumer, 0)
 				if len(sum.Failures) == 0 {
 					fmt.Fprintf(GinkgoWriter, "seed %d runs clean with the rule broken too\n", seed)
 					continue
 				}
+				if found = slices.Contains(rules, sum.Failures[0].Rule); !found {
+					sum = syncer.RunSim(seed, 1, simSuiteSteps, broken, storeConsumer, 1)
+				}
 				fmt.Fprintf(GinkgoWriter, "%s\n", sum.Failures[0])
-				found = found || slices.Contains(rules, sum.Failures[0].Rule)
 			}
-			Expect(clean).To(Equal(3), "three of the first 80 seeds run clean")
-			Expect(found).To(BeTrue(), "none of them broke %v with the rule broken", rules)
+			Expect(found).To(BeTrue(), "none of the first %d seeds that run clean (of 80) broke %v with the rule broken",
+				clean, rules)
 		},
 		Entry("the stale-event skip taking every Deleted", syncer.SimBreakSkipDeletes, "converge", "checkpoint-ahead"),
 		Entry("the checkpoint's revision written from a relist's initial events", syncer.SimBreakInitialRevision,
