@@ -17,12 +17,13 @@ import (
 )
 
 // simExtraFor is the other consumer a run with the rule broken on purpose
-// needs: the Broker's for a break of the Broker, none for the others.
+// needs: the Broker's for a break of the Broker, the Store for the others
+// (the store rule fires only with one).
 func simExtraFor(broken string) syncer.SimConsumer {
 	if broken == syncer.SimBreakBrokerConfirms {
 		return brokerConsumer(true)
 	}
-	return nil
+	return storeConsumer
 }
 
 // storeAndBrokerConsumer is storeConsumer and brokerConsumer, fed the same
@@ -109,8 +110,17 @@ func heardAlike(plain, st *snapshot.Store, what string) error {
 	if pw != sw || !reflect.DeepEqual(pr, sr) {
 		return fmt.Errorf("%w: %s resumed %+v (whole %v), the plain Store %+v (whole %v)", syncer.SimBrokerDiffers, what, sr, sw, pr, pw)
 	}
+	kinds := map[string]int{}
 	for _, t := range simTypes(plain) {
-		for _, name := range []string{t.Name, t.Kind} {
+		kinds[t.Kind]++
+	}
+	for _, t := range simTypes(plain) {
+		// A kind that several types share names none of them: WaitFor by it is an error.
+		by := t.Kind
+		if kinds[t.Kind] > 1 {
+			by = t.Name
+		}
+		for _, name := range []string{t.Name, by} {
 			if got, want := st.Revision(name), plain.Revision(name); got != want {
 				return fmt.Errorf("%w: %s confirmed %s at %q, the plain Store at %q", syncer.SimBrokerDiffers, what, name, got, want)
 			}
@@ -118,8 +128,8 @@ func heardAlike(plain, st *snapshot.Store, what string) error {
 		if rv := plain.Revision(t.Name); rv != "" {
 			c, cancel := context.WithCancel(context.Background())
 			cancel() // reached already, or not at all
-			if err := st.WaitFor(c, t.Kind, rv); err != nil {
-				return fmt.Errorf("%w: %s: WaitFor(%s, %s): %v", syncer.SimBrokerDiffers, what, t.Kind, rv, err)
+			if err := st.WaitFor(c, by, rv); err != nil {
+				return fmt.Errorf("%w: %s: WaitFor(%s, %s): %v", syncer.SimBrokerDiffers, what, by, rv, err)
 			}
 		}
 	}

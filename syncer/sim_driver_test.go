@@ -325,6 +325,7 @@ func (r *simRun) startLife() {
 	r.tracef("life %d starts (cluster %.8s, identity %v)", r.lives, r.cluster.UID, l.first.err)
 	s.resume(l.ctx)
 	r.afterResume(l)
+	r.breakStarted(l)
 	for i, ts := range s.types {
 		l.types[i].lastStrategy = ts.initial.strategy
 		if ts.catchUp() != nil {
@@ -444,7 +445,7 @@ func (r *simRun) deliver() {
 	if b, ok := next.(*updateBatch); ok {
 		s.queued -= len(b.updates)
 	}
-	s.deliverOne(r.life.h, next)
+	s.deliverOne(r.life.h, r.breakDelivery(next))
 	r.checkMoved()
 	r.reportStatus()
 }
@@ -481,7 +482,9 @@ func (r *simRun) handle(sw *simWatcher, ev event) {
 		ev.kind = evBookmark
 	}
 	ev = r.breakReach(ev, reach)
+	ev = r.breakEvent(ts, ev) // sim_breaks_test.go
 	l.s.handle(l.ctx, ev)
+	r.breakHandled(ts, ev)
 	r.breakNotes(ts)
 	if r.o.broken == simBreakInitialRevision && ev.kind == evInitApply && l.s.warm != nil {
 		for _, o := range ev.objs { // the revision of an initial event, as if it were the list's

@@ -49,7 +49,7 @@ type SimSummary struct {
 }
 
 // RunSim runs n seeds from from, steps each, breaking the rule broken on
-// purpose ("" none: SimBreakSkipDeletes, SimBreakInitialRevision). The first
+// purpose ("" none, else a SimBreak* constant). The first
 // shrink failures are shrunk, and their shrunk run traced.
 func RunSim(from uint64, n, steps int, broken string, extra SimConsumer, shrink int) SimSummary {
 	began := time.Now()
@@ -107,6 +107,27 @@ const (
 	SimBreakRelistNotes     = simBreakRelistNotes
 	SimBreakSameKind        = simBreakSameKind
 )
+
+// More rules a run can break on purpose (sim_breaks_test.go).
+const (
+	SimBreakRevisionBack     = simBreakRevisionBack
+	SimBreakDeletedUID       = simBreakDeletedUID
+	SimBreakDeletedTwice     = simBreakDeletedTwice
+	SimBreakNewForUpdated    = simBreakNewForUpdated
+	SimBreakUpdatedForNew    = simBreakUpdatedForNew
+	SimBreakStatusOrder      = simBreakStatusOrder
+	SimBreakInSyncFirstList  = simBreakInSyncFirstList
+	SimBreakResumedUnwhole   = simBreakResumedUnwhole
+	SimBreakRelistPerPage    = simBreakRelistPerPage
+	SimBreakPagedForGood     = simBreakPagedForGood
+	SimBreakStreamsForever   = simBreakStreamsForever
+	SimBreakWatchChurn       = simBreakWatchChurn
+	SimBreakStoreDrop        = simBreakStoreDrop
+	SimBreakRevisionOffByOne = simBreakRevisionOffByOne
+)
+
+// SimRuleNames are the names of the oracle's rules, in their order.
+var SimRuleNames = slices.Clone(simRuleNames[:])
 
 // shrinkSim drops the faults of a failing run one by one, keeping each drop
 // with which the seed still breaks the same rule, as the same defect.
