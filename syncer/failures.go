@@ -40,11 +40,7 @@ func (ts *typeState) fail(ev event, now time.Time, out *commands) {
 	default:
 		delay = ts.onTransient(ev, log)
 	}
-	c := ts.next(delay)
-	if delay > 0 && unreachable(ev.err) {
-		ts.park(c, now.Add(delay))
-	}
-	out.add(c)
+	out.add(ts.retryAfter(ev, now, delay))
 }
 
 // onExpired: the revision can no longer be served; the type relists.

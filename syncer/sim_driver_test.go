@@ -128,6 +128,8 @@ type simRun struct {
 	revDuringList bool
 	// confirmedOther: the identity, read late, was another cluster's (defect 3).
 	confirmedOther bool
+	// outages is what the outage rules follow (sim_outage_test.go).
+	outages simOutage
 }
 
 // simLife is one process of the agent, from its start to its kill.
@@ -278,7 +280,7 @@ func (r *simRun) options(l *simLife) []Option {
 		WithRequired(r.types[r.required].Name),
 		WithListerWatcher(func(resources.Type) (cache.ListerWatcherWithContext, error) { return simLW{}, nil }),
 		withClock(&simClock{r: r, l: l}), withSpawn(r.spawn),
-		func(c *config) { c.watchTimeout = simWatchLife },
+		func(c *config) { c.watchTimeout, c.jitter = simWatchLife, r.jitter },
 	}
 	if r.checkpoint {
 		opts = append(opts, WithCheckpoint(l.store))
@@ -476,7 +478,8 @@ func (r *simRun) handle(sw *simWatcher, ev event) {
 	if r.o.broken == simBreakSkipDeletes && ev.kind == evDelete {
 		ev.kind = evBookmark
 	}
-	ev = r.breakReach(ev, reach)
+	ev = r.breakOutage(ts, r.breakReach(ev, reach), reach)
+	parked := r.beforeOutage(ts, reach)
 	l.s.handle(l.ctx, ev)
 	if r.o.broken == simBreakInitialRevision && ev.kind == evInitApply && l.s.warm != nil {
 		for _, o := range ev.objs { // the revision of an initial event, as if it were the list's
@@ -485,6 +488,7 @@ func (r *simRun) handle(sw *simWatcher, ev event) {
 	}
 	r.noteStream(sw, ev)
 	r.afterHandle(ts, ev, before)
+	r.afterOutage(ts, ev, reach, parked)
 	r.checkReach(ts, ev, reach)
 	r.doing = ""
 	r.reportStatus()

@@ -104,6 +104,9 @@ const (
 	SimBreakSkipDeletes     = simBreakSkipDeletes
 	SimBreakInitialRevision = simBreakInitialRevision
 	SimBreakUnreachableSeen = simBreakUnreachableSeen
+	SimBreakUnreachableLate = simBreakUnreachableLate
+	SimBreakOutageCounts    = simBreakOutageCounts
+	SimBreakNoWakeUp        = simBreakNoWakeUp
 )
 
 // shrinkSim drops the faults of a failing run one by one, keeping each drop

@@ -39,12 +39,16 @@ const (
 	ruleConverge                       // the view did not converge once the cluster was quiet
 	ruleStore                          // the snapshot.Store differs from the view, or its indexes from a scan
 	ruleFailureReport                  // Unreachable reported out of turn, or a recovery without a failure
+	ruleUnreachableLate                // Unreachable not reported, between events too, once due (sim_outage_test.go)
+	ruleOutageRelist                   // an outage made a type relist or leave InSync
+	ruleWakeUp                         // a parked type not woken when the apiserver answered again
 	simRules
 )
 
 var simRuleNames = [...]string{"revision-back", "deleted-uid", "deleted-unheld", "new-held", "updated-unheld",
 	"status-back", "insync-early", "resumed-unwhole", "relist-batch", "paged-for-good", "stream-fails",
-	"request-bound", "checkpoint-ahead", "converge", "store", "failure-report"}
+	"request-bound", "checkpoint-ahead", "converge", "store", "failure-report", "unreachable-late", "outage-relist",
+	"wake-up"}
 
 func (r simRule) String() string { return simRuleNames[r] }
 
@@ -311,6 +315,7 @@ func (r *simRun) notePlan(ts *typeState, w *watcher, p plan) {
 		lt.allowance++
 		lt.lastStrategy, lt.lastByList = ts.initial.strategy, byList
 	}
+	lt.allowance += r.wakeAllowance(w.idx)
 	lt.episode = append(lt.episode, at)
 	const window = 5 * time.Second
 	n := 0

@@ -83,7 +83,11 @@ var _ = Describe("The simulator", Label("sim"), func() {
 		Entry("the checkpoint's revision written from a relist's initial events", syncer.SimBreakInitialRevision,
 			"checkpoint-ahead"),
 		Entry("requests that did not reach the apiserver seen as its 500s", syncer.SimBreakUnreachableSeen,
-			"failure-report"),
+			"failure-report", "unreachable-late"),
+		Entry("the loop's timer of Unreachable never firing", syncer.SimBreakUnreachableLate, "unreachable-late"),
+		Entry("a steady type's failures to reach the apiserver handed on as expired revisions", syncer.SimBreakOutageCounts,
+			"outage-relist"),
+		Entry("a woken type waiting as long as its backoff", syncer.SimBreakNoWakeUp, "wake-up"),
 	)
 })
 

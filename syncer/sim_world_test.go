@@ -19,6 +19,7 @@ import (
 // act takes one step of the world: a write, a cache catching up, a watcher's
 // next event, a delivery, a checkpoint write, or the identity's goroutine.
 func (r *simRun) act(writes bool) {
+	r.outageTick() // Syncer.run's arm of the Unreachable timer
 	l := r.life
 	now := r.clk.Now()
 	type choice struct {
@@ -92,7 +93,7 @@ func (r *simRun) jump() {
 			next = w
 		}
 	}
-	if now := r.clk.Now(); next.After(now) {
+	if now, next := r.clk.Now(), r.outageWake(next); next.After(now) {
 		r.clk.SetTime(next)
 	}
 }

@@ -25,10 +25,15 @@ func randomJitter(d time.Duration) time.Duration {
 	return rand.N(d + 1)
 }
 
-// park notes that c, planned after an error that did not reach the server,
-// sleeps its delay until then: the wake-up may run it sooner.
-func (ts *typeState) park(c startWatcher, until time.Time) {
-	ts.retry.parked, ts.retry.parkedUntil = c, until
+// retryAfter plans the type's next generation after the failure ev, at now,
+// to run after delay: parked, for the wake-up to run sooner, if ev did not
+// reach the server.
+func (ts *typeState) retryAfter(ev event, now time.Time, delay time.Duration) startWatcher {
+	c := ts.next(delay)
+	if delay > 0 && unreachable(ev.err) {
+		ts.retry.parked, ts.retry.parkedUntil = c, now.Add(delay)
+	}
+	return c
 }
 
 // wake is the step of a parked type when the server answered another
