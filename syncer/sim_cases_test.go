@@ -3,8 +3,8 @@ package syncer_test
 // simFixedCases are the seeds of the simulator that found the defects of the
 // warm start, the metadata-first relist and the first read (1 to 7), of a
 // relist's held batch (8), of a metadata list's pages (9), of a relist after
-// a cluster change (10) and of a refused type's status (11), with their fault
-// schedules shrunk. Before its fix, each broke the rule named as its defect
+// a cluster change (10), of a refused type's status (11) and of outages (12
+// to 14), with their fault schedules shrunk. Before its fix, each broke the rule named as its defect
 // (-sim.regressions=found; 1 to 7 at 4dc0611); each runs clean now.
 var simFixedCases = []simCase{
 	{defect: 1, rule: "checkpoint-ahead", seed: 9,
@@ -46,6 +46,15 @@ var simFixedCases = []simCase{
 	{defect: 11, rule: "insync-early", seed: 78877,
 		name:   "a type refused, then answered with streaming lists refused, still counts as synced while it lists again",
 		faults: "76:write-burst(target 718, 61 steps); 147:cluster-changed(target 48, 12 steps); 229:watchlist-refused(target 562, 60 steps); 229:forbidden(target 957, 29 steps)"},
+	{defect: 12, rule: "unreachable-late", seed: 1,
+		name:   "a stalled apiserver is reported Unreachable a progress deadline late, at the next error",
+		faults: "1672:stalled-server(target 325, 38 steps)"},
+	{defect: 13, rule: "outage-relist", seed: 2,
+		name:   "refused connections count toward ErrorsToRelist: an outage makes a type relist and leave InSync",
+		faults: "1054:watch-cut(target 630, 14 steps); 1581:stalled-server(target 590, 36 steps); 1852:unreachable(target 473, 49 steps)"},
+	{defect: 14, rule: "wake-up", seed: 3,
+		name:   "types parked on an outage wait out their backoff after the apiserver answered again",
+		faults: "311:identity-unknown(target 851, 16 steps); 401:internal-error(target 647, 22 steps); 439:apiserver-restart(target 647, 17 steps)"},
 }
 
 // simOpenCases are seeds that find defects beyond those, not fixed yet: each

@@ -209,7 +209,10 @@ func describe(ev event) string {
 // never saw; 9: a metadata list's pages from different revisions; 10: a relist
 // after a cluster change takes an object at the same name and revision, but
 // another UID, for unchanged; 11: InSync while a type that was refused lists
-// again, after a streaming list refused or stalled.
+// again, after a streaming list refused or stalled; 12 to 14, an outage's
+// (sim_outage_test.go): 12: Unreachable reported a progress deadline late, at
+// the next error; 13: failures to reach the apiserver counted toward a relist;
+// 14: parked types not woken when it answered again.
 func (r *simRun) classify(rule simRule, msg string) int {
 	l := r.life
 	switch rule {
@@ -230,6 +233,12 @@ func (r *simRun) classify(rule simRule, msg string) int {
 		return 5
 	case ruleStreamFails:
 		return 7
+	case ruleUnreachableLate:
+		return 12
+	case ruleOutageRelist:
+		return 13
+	case ruleWakeUp:
+		return 14
 	case ruleCheckpointAhead, ruleConverge:
 		return r.classifyState(l, rule, msg)
 	}
