@@ -15,7 +15,8 @@ import (
 )
 
 // ErrUnreachable is wrapped, with the last error, in the error of a type whose
-// requests have failed to reach the apiserver for Timing.UnreachableAfter, as
+// requests have failed to reach the apiserver for Timing.UnreachableAfter
+// (reported then, even between two errors), as
 // OnSyncFailed and TypeStatus.Err carry it; FailureOf says Unreachable.
 var ErrUnreachable = errors.New("syncer: apiserver unreachable")
 
