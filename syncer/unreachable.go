@@ -28,29 +28,39 @@ const DefaultUnreachableAfter = 30 * time.Second
 // reach notes whether ev shows the server reached: any event but an error
 // that did not reach it ends an Unreachable episode; an error that did not
 // reach it begins one, reported once it has lasted unreachableAfter, by such
-// an error or, between errors, by the loop's timer (Syncer.unreachableDue). It
-// tells the loop which it was (reachedServer), for the wake-up after an
-// outage.
+// an error or, between errors, by the loop's timer (Syncer.unreachableDue).
 func (ts *typeState) reach(ev event, now time.Time, out *commands) {
 	f := &ts.fresh
-	failed := ev.kind == evError || ev.kind == evFenceFailed
-	if !failed {
+	if failed(ev) == nil {
 		f.heard = now
 	}
-	if !failed || !unreachable(ev.err) {
+	if reached(ev) {
 		f.unreachable, f.lastErr, ts.retry.woken = time.Time{}, nil, false
 		if ts.failure == Unreachable {
 			ts.recovered(out)
 		}
-		out.add(reachedServer(true))
 		return
 	}
 	if f.unreachable.IsZero() {
 		f.unreachable = now
 	}
 	f.lastErr = ev.err
-	out.add(reachedServer(false))
 	ts.overdue(now, out)
+}
+
+// failed is the error ev reports, nil if ev is not a failure.
+func failed(ev event) error {
+	if ev.kind == evError || ev.kind == evFenceFailed {
+		return ev.err
+	}
+	return nil
+}
+
+// reached says whether ev shows the server reached: any event but an error
+// that did not reach it.
+func reached(ev event) bool {
+	err := failed(ev)
+	return err == nil || !unreachable(err)
 }
 
 // overdue reports Unreachable once the episode under way has lasted
