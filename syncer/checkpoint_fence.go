@@ -103,7 +103,7 @@ func (ts *typeState) onFenceFailed(ev event, now time.Time, out *commands) {
 	}
 	out.add(stopWatcher{})
 	ts.setPhase(PhaseBackingOff)
-	out.add(ts.next(delay))
+	out.add(ts.retryAfter(ev, now, delay))
 }
 
 // fenceFallBack makes a resumed type's fence a list of one object from now on.

@@ -42,6 +42,10 @@ type confirmAt struct{ rv string }
 // tell is a call to the Observer.
 type tell func(Observer)
 
+// reachedServer tells the loop whether the type's request reached the
+// apiserver, for the wake-up after an outage (Syncer.reachedServer).
+type reachedServer bool
+
 // publishStatus puts the type's status where Statuses reads it
 // (Syncer.publish).
 type publishStatus struct{ st TypeStatus }
@@ -53,6 +57,7 @@ func (queueUpdates) isCommand()  {}
 func (confirmAt) isCommand()     {}
 func (tell) isCommand()          {}
 func (publishStatus) isCommand() {}
+func (reachedServer) isCommand() {}
 
 // commands are what one step asks for, in the order it asked.
 type commands []command
@@ -80,6 +85,8 @@ func (s *Syncer) exec(ctx context.Context, ts *typeState, cmds commands) {
 		case publishStatus:
 			s.publish(ts, c.st)
 			s.phaseIs(ts, c.st.Phase)
+		case reachedServer:
+			s.reachedServer(ctx, ts, bool(c))
 		}
 	}
 }

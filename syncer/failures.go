@@ -40,7 +40,7 @@ func (ts *typeState) fail(ev event, now time.Time, out *commands) {
 	default:
 		delay = ts.onTransient(ev, log)
 	}
-	out.add(ts.next(delay))
+	out.add(ts.retryAfter(ev, now, delay))
 }
 
 // onExpired: the revision can no longer be served; the type relists.
@@ -137,7 +137,10 @@ func (ts *typeState) onStalled(ev event, log logrus.FieldLogger) time.Duration {
 }
 
 // onTransient: retry after a backoff step; a watch that keeps failing at one
-// revision relists, and streams that keep ending early make Auto page.
+// revision relists, and streams that keep ending early make Auto page. Only
+// errors the server answered count toward a relist: an outage never makes a
+// type relist. A streaming list that failed in transport is retried once as a
+// paged list.
 func (ts *typeState) onTransient(ev event, log logrus.FieldLogger) time.Duration {
 	ts.setPhase(PhaseBackingOff)
 	delay := ts.nextDelay(ev.healthy)
@@ -149,8 +152,20 @@ func (ts *typeState) onTransient(ev event, log logrus.FieldLogger) time.Duration
 				ts.initial.strategy = Paged
 			}
 		}
+		if transportFailed(ev) && ts.streamingList(ev) {
+			// As client-go's reflector does: a paged list may pass where a stream
+			// does not (a proxy, an aggregated server). This attempt only.
+			log.Info("Streaming list failed in transport; retrying it as a paged list")
+			ts.initial.pageOnce = true
+		}
 		log.WithField("delay", delay).Warn("List failed; retrying")
 		ts.retryList()
+		return delay
+	}
+	if unreachable(ev.err) {
+		// An outage is no fault of the watch: the type keeps its view, its
+		// revision and its status, and only backs off (rule 19).
+		log.WithField("delay", delay).Info("Apiserver not reached; re-watching from the last revision")
 		return delay
 	}
 	if n := w.errs.at(ev.rv); n >= ts.cfg.errorsToResync {
@@ -171,6 +186,14 @@ const streamEndsToFallBack = 3
 // metadata-first relist, whose failure says nothing of streams.
 func (ts *typeState) streamingList(ev event) bool {
 	return ts.cfg.initialList == Auto && ts.initial.strategy == WatchList && ts.pending() != NoList && ev.stream
+}
+
+// transportFailed reports whether ev's error is not an answer of the server's
+// (an API status) nor a stream's clean end before its initial events: a
+// connection refused, reset or broken on the way.
+func transportFailed(ev event) bool {
+	var status apierrors.APIStatus
+	return ev.err != nil && !errors.As(ev.err, &status) && !errors.Is(ev.err, errStreamEnded)
 }
 
 // streamEnded reports whether a streaming list failed in a way that counts

@@ -14,6 +14,8 @@ type freshness struct {
 	// unreachable is since when the type's requests have failed to reach the
 	// server, zero while they reach it (unreachable.go).
 	unreachable time.Time
+	// lastErr is the last error of that episode, which its report wraps.
+	lastErr error
 }
 
 // heard notes what ev says of the server before step's arm changes the type:

@@ -75,6 +75,7 @@ func (ts *typeState) step(ev event, now time.Time) commands {
 	}
 	ts.confirm(rv, confirmed, now, &out) // after the arm queued the event's updates
 	ts.observe(now, &out)
+	out.add(reachedServer(reached(ev))) // for the wake-up after an outage (wakeup.go)
 	return out
 }
 

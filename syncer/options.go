@@ -76,6 +76,9 @@ type config struct {
 	// compression is WithCompression's (compression.go); nil: the rest.Config's.
 	compression *bool
 
+	// jitter draws a wait in [0, d]: the loop's jitter source (wakeup.go).
+	jitter func(d time.Duration) time.Duration
+
 	// spawn runs a watcher generation; nil: on a goroutine of its own. The
 	// simulator replaces it to run the loop's steps on one goroutine.
 	spawn func(ctx context.Context, w *watcher, p plan, done chan struct{})
@@ -97,6 +100,7 @@ func defaults() config {
 		watchTimeout:         5 * time.Minute,
 		observer:             NopObserver{},
 		clock:                clock.RealClock{},
+		jitter:               randomJitter,
 		decodes:              new(atomic.Int64),
 		metaRelist:           DefaultMetadataRelist,
 		metaGets:             DefaultMetadataRelistGets,

@@ -4,10 +4,11 @@ package syncer_test
 // warm start, the metadata-first relist and the first read (1 to 7), of a
 // relist's held batch (8), of a metadata list's pages (9), of a relist after
 // a cluster change (10), of a refused type's status (11), of a relist's
-// changes written to the checkpoint before the consumer had them (12) and of two
-// types of one kind (13), with their fault schedules shrunk. Before its fix, each
-// broke the rule named as its defect (-sim.regressions=found; 1 to 7 at 4dc0611,
-// 12 and 13 at b55b93b); each runs clean now.
+// changes written to the checkpoint before the consumer had them (12), of two
+// types of one kind (13) and of outages (14 to 16), with their fault schedules
+// shrunk. Before its fix, each broke the rule named as its defect
+// (-sim.regressions=found; 1 to 7 at 4dc0611, 12 to 16 at b55b93b); each runs
+// clean now.
 var simFixedCases = []simCase{
 	{defect: 1, rule: "checkpoint-ahead", seed: 9,
 		name:   "a Deleted lost for a selected type: the GET of a metadata-first relist outruns the watch's replay",
@@ -60,6 +61,15 @@ var simFixedCases = []simCase{
 	{defect: 13, rule: "converge", seed: 17,
 		name:   "after a cluster change, the relist's Deleted of the old cluster's pods leaves the new cluster's older revisions untold",
 		faults: "16:continue-at-newer-revision(target 234, 17 steps); 148:watch-410(target 958, 34 steps); 515:compact(target 552, 11 steps); 726:write-burst(target 762, 50 steps); 729:watch-cut(target 327, 31 steps); 1005:continue-at-newer-revision(target 983, 12 steps); 1955:cluster-changed(target 288, 13 steps)"},
+	{defect: 14, rule: "unreachable-late", seed: 1,
+		name:   "a stalled apiserver is reported Unreachable a progress deadline late, at the next error",
+		faults: "1672:stalled-server(target 325, 38 steps)"},
+	{defect: 15, rule: "outage-relist", seed: 2,
+		name:   "refused connections count toward ErrorsToRelist: an outage makes a type relist and leave InSync",
+		faults: "1054:watch-cut(target 630, 14 steps); 1581:stalled-server(target 590, 36 steps); 1852:unreachable(target 473, 49 steps)"},
+	{defect: 16, rule: "wake-up", seed: 3,
+		name:   "types parked on an outage wait out their backoff after the apiserver answered again",
+		faults: "311:identity-unknown(target 851, 16 steps); 401:internal-error(target 647, 22 steps); 439:apiserver-restart(target 647, 17 steps)"},
 }
 
 // simOpenCases are seeds that find defects beyond those, not fixed yet: each

@@ -130,6 +130,8 @@ type simRun struct {
 	revDuringList bool
 	// confirmedOther: the identity, read late, was another cluster's (defect 3).
 	confirmedOther bool
+	// outages is what the outage rules follow (sim_outage_test.go).
+	outages simOutage
 }
 
 // simLife is one process of the agent, from its start to its kill.
@@ -280,7 +282,7 @@ func (r *simRun) options(l *simLife) []Option {
 		WithRequired(r.types[r.required].Name),
 		WithListerWatcher(func(resources.Type) (cache.ListerWatcherWithContext, error) { return simLW{}, nil }),
 		withClock(&simClock{r: r, l: l}), withSpawn(r.spawn),
-		func(c *config) { c.watchTimeout = simWatchLife },
+		func(c *config) { c.watchTimeout, c.jitter = simWatchLife, r.jitter },
 	}
 	if r.checkpoint {
 		opts = append(opts, WithCheckpoint(l.store))
@@ -481,8 +483,9 @@ func (r *simRun) handle(sw *simWatcher, ev event) {
 	if r.o.broken == simBreakSkipDeletes && ev.kind == evDelete {
 		ev.kind = evBookmark
 	}
-	ev = r.breakReach(ev, reach)
+	ev = r.breakOutage(ts, r.breakReach(ev, reach), reach)
 	ev = r.breakEvent(ts, ev) // sim_breaks_test.go
+	parked := r.beforeOutage(ts, reach)
 	l.s.handle(l.ctx, ev)
 	r.breakHandled(ts, ev)
 	r.breakNotes(ts)
@@ -493,6 +496,7 @@ func (r *simRun) handle(sw *simWatcher, ev event) {
 	}
 	r.noteStream(sw, ev)
 	r.afterHandle(ts, ev, before)
+	r.afterOutage(ts, ev, reach, parked)
 	r.checkReach(ts, ev, reach)
 	r.checkMoved()
 	r.doing = ""

@@ -106,6 +106,9 @@ const (
 	SimBreakUnreachableSeen = simBreakUnreachableSeen
 	SimBreakRelistNotes     = simBreakRelistNotes
 	SimBreakSameKind        = simBreakSameKind
+	SimBreakUnreachableLate = simBreakUnreachableLate
+	SimBreakOutageCounts    = simBreakOutageCounts
+	SimBreakNoWakeUp        = simBreakNoWakeUp
 )
 
 // More rules a run can break on purpose (sim_breaks_test.go).

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"time"
 )
 
 // simFaultKind is one kind of fault the simulator injects. A fault is drawn
@@ -41,6 +42,9 @@ const (
 	fGetGone                             // observed: an object gone between the metadata list and its GET (404)
 	fGetNewer                            // observed: a GET returned a newer revision than the list's
 	fGetNewUID                           // observed: a GET returned another object under the same name
+	fStalledServer                       // a type's apiserver stalls for a while: streams silent, requests unanswered
+	fOutageShort                         // observed: an outage of a type ended within UnreachableAfter
+	fOutageLong                          // observed: an outage of a type lasted UnreachableAfter or more
 	simFaultKinds
 )
 
@@ -53,7 +57,7 @@ var simFaultNames = [...]string{
 	fProxyNewer: "continue-at-newer-revision", fKill: "kill", fTorn: "torn-write", fRestart: "restart",
 	fNewCluster: "cluster-changed", fIdentityUnknown: "identity-unknown", fSlowConsumer: "slow-consumer",
 	fRelist: "relist", fWriteBurst: "write-burst", fUnreachable: "unreachable", fGetGone: "get-404-race", fGetNewer: "get-newer-revision",
-	fGetNewUID: "get-new-uid",
+	fGetNewUID: "get-new-uid", fStalledServer: "stalled-server", fOutageShort: "outage-short", fOutageLong: "outage-long",
 }
 
 func (k simFaultKind) String() string { return simFaultNames[k] }
@@ -65,6 +69,7 @@ var simFaultWeights = [simFaultKinds]int{
 	fCutInitial: 5, fCutWatch: 5, fExpireWatch: 3, fSilent: 3, fNoBookmarks: 2, fNoWatchList: 2,
 	fInternal: 3, fSlowRead: 3, fGetForbidden: 4, fProxyNewer: 3, fKill: 5, fTorn: 1, fRestart: 2,
 	fNewCluster: 2, fIdentityUnknown: 3, fSlowConsumer: 3, fRelist: 2, fWriteBurst: 3, fUnreachable: 3,
+	fStalledServer: 3,
 }
 
 // simFault is one fault of a schedule: its step, kind, and what it applies to
@@ -120,7 +125,8 @@ type simFaultState struct {
 	slowRead     []int
 	getForbidden []int
 	unreachable  []int
-	cutInitial   []int // per type: initial events before the cut, -1: none
+	stallUntil   []time.Time // per type: its apiserver stalls until then (sim_outage_test.go)
+	cutInitial   []int       // per type: initial events before the cut, -1: none
 	cutWatch     []bool
 	expireWatch  []bool
 	silent       []bool
@@ -139,6 +145,7 @@ func newSimFaultState(types, servers int) simFaultState {
 	fs := simFaultState{
 		forbidden: make([]int, types), refusal: make([]int, types), internal: make([]int, types),
 		slowRead: make([]int, types), getForbidden: make([]int, types), unreachable: make([]int, types),
+		stallUntil: make([]time.Time, types),
 		cutInitial: make([]int, types),
 		cutWatch:   make([]bool, types), expireWatch: make([]bool, types), silent: make([]bool, types),
 		proxyNewer: make([]bool, types),
@@ -229,6 +236,8 @@ func (r *simRun) apply(f simFault) {
 	case fUnreachable:
 		fx.unreachable[ti] = f.Steps
 		r.cutOff(ti)
+	case fStalledServer:
+		r.stall(ti, f.Steps)
 	default:
 		r.applyToAgent(f, ti)
 	}

@@ -42,6 +42,9 @@ const (
 	ruleCheckpointTold                 // the checkpoint holds other than what the consumer was told
 	ruleMovedObject                    // the consumer and the types of one kind disagree on a key (sim_samekind_test.go)
 	ruleBroker                         // a Store behind a Broker, or a subscriber, hears other than a Store fed by the syncer
+	ruleUnreachableLate                // Unreachable not reported, between events too, once due (sim_outage_test.go)
+	ruleOutageRelist                   // an outage made a type relist or leave InSync
+	ruleWakeUp                         // a parked type not woken when the apiserver answered again
 	simRules
 )
 
@@ -49,7 +52,8 @@ var simRuleNames = [...]string{"revision-back", "deleted-uid", "deleted-unheld",
 	"status-back", "insync-early", "resumed-unwhole", "relist-batch", "paged-for-good", "stream-fails",
 	"request-bound", "checkpoint-ahead", "converge", "store", "failure-report", "checkpoint-delivered",
 	"moved-object",
-	"broker"}
+	"broker",
+	"unreachable-late", "outage-relist", "wake-up"}
 
 func (r simRule) String() string { return simRuleNames[r] }
 
@@ -319,6 +323,7 @@ func (r *simRun) notePlan(ts *typeState, w *watcher, p plan) {
 		lt.allowance++
 		lt.lastStrategy, lt.lastByList = ts.initial.strategy, byList
 	}
+	lt.allowance += r.wakeAllowance(w.idx)
 	lt.episode = append(lt.episode, at)
 	const window = 5 * time.Second
 	n := 0

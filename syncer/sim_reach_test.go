@@ -63,6 +63,9 @@ func (r *simRun) checkReach(ts *typeState, ev event, reach simReach) {
 	lt, now, name := &r.life.types[ts.idx], r.clk.Now(), ts.t.Name
 	reported := ts.failure == Unreachable
 	if !reach.notReached {
+		if !lt.downSince.IsZero() {
+			r.noteOutageEnd(lt.downSince)
+		}
 		lt.downSince = time.Time{}
 		if reported {
 			r.violate(ruleFailureReport, "%s is still reported unreachable after %s, which reached the apiserver", name, describe(ev))

@@ -88,7 +88,7 @@ var _ = Describe("The simulator", Label("sim"), func() {
 		Entry("the checkpoint's revision written from a relist's initial events", syncer.SimBreakInitialRevision,
 			"checkpoint-ahead"),
 		Entry("requests that did not reach the apiserver seen as its 500s", syncer.SimBreakUnreachableSeen,
-			"failure-report"),
+			"failure-report", "unreachable-late"),
 		Entry("a relist's notes handed to the checkpoint before the relist completes", syncer.SimBreakRelistNotes,
 			"checkpoint-delivered"),
 		Entry("the types of one kind not merged", syncer.SimBreakSameKind,
@@ -109,6 +109,10 @@ var _ = Describe("The simulator", Label("sim"), func() {
 		Entry("a watch re-opened after every event it brings", syncer.SimBreakWatchChurn, "request-bound"),
 		Entry("the Store fed without its Deleted", syncer.SimBreakStoreDrop, "store"),
 		Entry("an Updated delivered at its revision less one", syncer.SimBreakRevisionOffByOne, "converge"),
+		Entry("the loop's timer of Unreachable never firing", syncer.SimBreakUnreachableLate, "unreachable-late"),
+		Entry("a steady type's failures to reach the apiserver handed on as expired revisions", syncer.SimBreakOutageCounts,
+			"outage-relist"),
+		Entry("a woken type waiting as long as its backoff", syncer.SimBreakNoWakeUp, "wake-up"),
 	)
 })
 

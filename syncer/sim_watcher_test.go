@@ -189,6 +189,8 @@ func (sw *simWatcher) refusal(req simRequest) error {
 	case r.fx.unreachable[sw.idx] > 0:
 		r.fire(fUnreachable)
 		return errSimRefused
+	case r.clk.Now().Before(r.fx.stallUntil[sw.idx]):
+		return sw.stalledRequest(req)
 	case !r.cluster.Resource(sw.res).Served:
 		r.fire(fCRDRemoved)
 		return apierrors.NewNotFound(gr, "")

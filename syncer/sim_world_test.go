@@ -19,6 +19,7 @@ import (
 // act takes one step of the world: a write, a cache catching up, a watcher's
 // next event, a delivery, a checkpoint write, or the identity's goroutine.
 func (r *simRun) act(writes bool) {
+	r.outageTick() // Syncer.run's arm of the Unreachable timer
 	l := r.life
 	now := r.clk.Now()
 	type choice struct {
@@ -92,7 +93,7 @@ func (r *simRun) jump() {
 			next = w
 		}
 	}
-	if now := r.clk.Now(); next.After(now) {
+	if now, next := r.clk.Now(), r.outageWake(next); next.After(now) {
 		r.clk.SetTime(next)
 	}
 }
@@ -210,7 +211,11 @@ func describe(ev event) string {
 // another UID, for unchanged; 11: InSync while a type that was refused lists
 // again, after a streaming list refused or stalled; 12: a relist's changes
 // reach the checkpoint before the consumer; 13: a key of a kind two types
-// share (WithName), which the loop did not merge (sameKind).
+// share (WithName), which the loop did not merge (sameKind);
+// 14 to 16, an outage's
+// (sim_outage_test.go): 14: Unreachable reported a progress deadline late, at
+// the next error; 15: failures to reach the apiserver counted toward a relist;
+// 16: parked types not woken when it answered again.
 func (r *simRun) classify(rule simRule, msg string) int {
 	l := r.life
 	switch rule {
@@ -236,6 +241,12 @@ func (r *simRun) classify(rule simRule, msg string) int {
 		return 5
 	case ruleStreamFails:
 		return 7
+	case ruleUnreachableLate:
+		return 14
+	case ruleOutageRelist:
+		return 15
+	case ruleWakeUp:
+		return 16
 	case ruleCheckpointAhead, ruleConverge:
 		return r.classifyState(l, rule, msg)
 	}

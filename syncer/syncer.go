@@ -56,8 +56,12 @@ type Syncer struct {
 	ckptWG sync.WaitGroup
 	warm   *warmStart // the warm start's layer once the checkpoint opened (journal.go); nil without
 
-	views    views     // what the consumer was handed of each type (waitfor.go)
-	liveness liveTimer // Timing.LivenessStatus (liveness.go)
+	views       views            // what the consumer was handed of each type (waitfor.go)
+	liveness    liveTimer        // Timing.LivenessStatus (liveness.go)
+	unreachable unreachableTimer // Timing.UnreachableAfter between errors (unreachable.go)
+	// outage: a request failed to reach the apiserver since the last that
+	// reached it (wakeup.go).
+	outage bool
 }
 
 type relistRequest struct {
@@ -304,6 +308,8 @@ func (s *Syncer) run(ctx context.Context) {
 			s.confirmIdentity(ctx, id)
 		case <-s.liveDue(): // Timing.LivenessStatus: a type may have fallen silent
 			s.liveFired(ctx)
+		case <-s.unreachableDue(): // a type's failures to reach the server may be due to be reported
+			s.unreachableFired(ctx)
 		case out <- next:
 			s.queue[0] = nil
 			s.queue = s.queue[1:]

@@ -47,7 +47,8 @@ type Timing struct {
 	BehindLimit time.Duration
 
 	// ErrorsToRelist is how many consecutive watch errors at one revision make
-	// a type relist (default 5).
+	// a type relist (default 5). Only errors the apiserver answered count: a
+	// failure to reach it (see UnreachableAfter) never makes a type relist.
 	ErrorsToRelist int
 
 	// UnreachableAfter is how long a type's requests may fail to reach the
@@ -55,13 +56,17 @@ type Timing struct {
 	// Failing to reach it is a refused or reset connection, a timeout (a
 	// request with no progress for WatchProgressTimeout included), or an answer
 	// of 502 or 503, which a balancer gives for an apiserver it cannot reach.
-	// The failure is reported by the first such error that comes
-	// UnreachableAfter or more after the first, so within it and one backoff
-	// step (at most its Cap); it goes to OnSyncFailed, Observer.SyncFailed and
-	// TypeStatus as a forbidden type's does, and ends, with OnSyncRecovered, at
-	// the server's first answer: an event, a list page, an opened watch, or an
-	// error the server itself gave. The type keeps what it has and its status
-	// meanwhile (LivenessStatus makes the status follow).
+	// The failure is reported UnreachableAfter after the first such error, if
+	// the server has not answered since, even while no error comes (a stalled
+	// server's next one comes a WatchProgressTimeout later): so within it and
+	// one backoff step (at most its Cap) of the first error. It goes to
+	// OnSyncFailed, Observer.SyncFailed and TypeStatus as a forbidden type's
+	// does, and ends, with OnSyncRecovered, at the server's first answer: an
+	// event, a list page, an opened watch, or an error the server itself gave.
+	// The type keeps what it has and its status meanwhile, and does not relist
+	// for it (LivenessStatus makes the status follow). When a request of any
+	// type reaches the server again, the types backing off after failing to
+	// reach it retry at once, with a jitter of up to 100 ms.
 	UnreachableAfter time.Duration
 
 	// LivenessStatus, when positive, makes the status follow liveness, as

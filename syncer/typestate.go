@@ -96,6 +96,9 @@ func (l plainLedger) shared() *ledger.Ledger                          { return l
 type initialRead struct {
 	strategy   InitialList // WatchList or Paged, once Auto is resolved
 	streamEnds int         // streams in a row that ended before their initial events
+	// pageOnce: the next list pages although the strategy streams, once: a
+	// stream failed in transport (typeState.onTransient).
+	pageOnce bool
 }
 
 // watchErrs counts the consecutive watch errors at one revision.
@@ -118,6 +121,12 @@ type retry struct {
 	backoff         wait.Backoff
 	afterList       bool
 	listWatchFailed bool
+	// parked is the generation planned after an error that did not reach the
+	// server, which sleeps until parkedUntil (zero: none); woken: the wake-up
+	// ran one in the type's current episode (wakeup.go).
+	parked      startWatcher
+	parkedUntil time.Time
+	woken       bool
 }
 
 // observation is what the observer was last told of a type, if told is set, and
@@ -172,7 +181,7 @@ func (ts *typeState) setPhase(p Phase) {
 // the generation; events of the one before carry an older number from now on.
 func (ts *typeState) next(delay time.Duration) startWatcher {
 	ts.run.n++
-	ts.retry.afterList = false
+	ts.retry.afterList, ts.retry.parkedUntil = false, time.Time{}
 	c := startWatcher{
 		gen:    ts.run.n,
 		reason: ts.pending(),
@@ -183,6 +192,9 @@ func (ts *typeState) next(delay time.Duration) startWatcher {
 		firstRead: !ts.listed && !ts.delivered,
 	}
 	p := plan{list: ts.pending() != NoList, rv: ts.lastRV(), delay: delay, strategy: ts.initial.strategy}
+	if p.list && ts.initial.pageOnce {
+		p.strategy, ts.initial.pageOnce = Paged, false
+	}
 	p.metaFirst = p.list && ts.metaFirst()
 	if cu, ok := ts.read.(*catchingUp); ok {
 		c.catchUp = true

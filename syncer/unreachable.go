@@ -1,6 +1,7 @@
 package syncer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,10 +11,12 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/utils/clock"
 )
 
 // ErrUnreachable is wrapped, with the last error, in the error of a type whose
-// requests have failed to reach the apiserver for Timing.UnreachableAfter, as
+// requests have failed to reach the apiserver for Timing.UnreachableAfter
+// (reported then, even between two errors), as
 // OnSyncFailed and TypeStatus.Err carry it; FailureOf says Unreachable.
 var ErrUnreachable = errors.New("syncer: apiserver unreachable")
 
@@ -24,15 +27,15 @@ const DefaultUnreachableAfter = 30 * time.Second
 
 // reach notes whether ev shows the server reached: any event but an error
 // that did not reach it ends an Unreachable episode; an error that did not
-// reach it begins one, reported once it has lasted unreachableAfter.
+// reach it begins one, reported once it has lasted unreachableAfter, by such
+// an error or, between errors, by the loop's timer (Syncer.unreachableDue).
 func (ts *typeState) reach(ev event, now time.Time, out *commands) {
 	f := &ts.fresh
-	failed := ev.kind == evError || ev.kind == evFenceFailed
-	if !failed {
+	if failed(ev) == nil {
 		f.heard = now
 	}
-	if !failed || !unreachable(ev.err) {
-		f.unreachable = time.Time{}
+	if reached(ev) {
+		f.unreachable, f.lastErr, ts.retry.woken = time.Time{}, nil, false
 		if ts.failure == Unreachable {
 			ts.recovered(out)
 		}
@@ -41,9 +44,95 @@ func (ts *typeState) reach(ev event, now time.Time, out *commands) {
 	if f.unreachable.IsZero() {
 		f.unreachable = now
 	}
+	f.lastErr = ev.err
+	ts.overdue(now, out)
+}
+
+// failed is the error ev reports, nil if ev is not a failure.
+func failed(ev event) error {
+	if ev.kind == evError || ev.kind == evFenceFailed {
+		return ev.err
+	}
+	return nil
+}
+
+// reached says whether ev shows the server reached: any event but an error
+// that did not reach it.
+func reached(ev event) bool {
+	err := failed(ev)
+	return err == nil || !unreachable(err)
+}
+
+// overdue reports Unreachable once the episode under way has lasted
+// unreachableAfter, with its last error; it does nothing if none is under
+// way, or it is reported already.
+func (ts *typeState) overdue(now time.Time, out *commands) {
+	f := &ts.fresh
+	if f.unreachable.IsZero() || ts.failure == Unreachable {
+		return
+	}
 	if d := now.Sub(f.unreachable); d >= ts.cfg.unreachableAfter {
-		err := fmt.Errorf("%w for %s: %w", ErrUnreachable, d.Round(time.Second), ev.err)
-		ts.syncFailed(Unreachable, err, ts.log.WithError(ev.err), out)
+		err := fmt.Errorf("%w for %s: %w", ErrUnreachable, d.Round(time.Second), f.lastErr)
+		ts.syncFailed(Unreachable, err, ts.log.WithError(f.lastErr), out)
+	}
+}
+
+// unreachableTimer wakes the loop when a type's episode of failures to reach
+// the apiserver is due to be reported: a stalled server's next error may come
+// a whole progress deadline later.
+type unreachableTimer struct {
+	t     clock.Timer
+	c     chan struct{}
+	armed bool
+}
+
+// nextUnreachable is the earliest moment a type's episode is due to be
+// reported, zero if none is under way unreported.
+func (s *Syncer) nextUnreachable() time.Time {
+	var next time.Time
+	for _, ts := range s.types {
+		if ts.fresh.unreachable.IsZero() || ts.failure == Unreachable {
+			continue
+		}
+		if at := ts.fresh.unreachable.Add(s.cfg.unreachableAfter); next.IsZero() || at.Before(next) {
+			next = at
+		}
+	}
+	return next
+}
+
+// unreachableDue is what the loop waits on for the next report of an episode:
+// nil when none is due. It arms the timer, when it is not armed, for the
+// earliest; an episode that begins later is due later.
+func (s *Syncer) unreachableDue() <-chan struct{} {
+	u := &s.unreachable
+	if !u.armed {
+		next := s.nextUnreachable()
+		if next.IsZero() {
+			return nil
+		}
+		if u.c == nil {
+			u.c = make(chan struct{}, 1)
+		}
+		// A deadline of the loop's, as a request's guard is (AfterFunc), not a
+		// sleep: nothing waits on it but the loop's select.
+		c := u.c
+		u.t = s.cfg.clock.AfterFunc(max(next.Sub(s.cfg.clock.Now()), 0), func() { c <- struct{}{} })
+		u.armed = true
+	}
+	return u.c
+}
+
+// unreachableFired reports every episode that is due, if no answer ended it
+// since.
+func (s *Syncer) unreachableFired(ctx context.Context) {
+	s.unreachable.armed = false
+	now := s.cfg.clock.Now()
+	for _, ts := range s.types {
+		var out commands
+		ts.overdue(now, &out)
+		ts.observe(now, &out)
+		s.exec(ctx, ts, out)
 	}
 }
 
