@@ -320,7 +320,7 @@ func (r *simRun) startLife() {
 	l.s, l.h = s, s.handlers()
 	r.life = l
 	r.tracef("life %d starts (cluster %.8s, identity %v)", r.lives, r.cluster.UID, l.first.err)
-	s.resume(l.ctx)
+	s.begin(l.ctx)
 	r.afterResume(l)
 	for i, ts := range s.types {
 		l.types[i].lastStrategy = ts.initial.strategy
