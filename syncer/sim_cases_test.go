@@ -3,7 +3,8 @@ package syncer_test
 // simFixedCases are the seeds of the simulator that found the defects of the
 // warm start, the metadata-first relist and the first read (1 to 7), of a
 // relist's held batch (8), of a metadata list's pages (9), of a relist after
-// a cluster change (10) and of a refused type's status (11), with their fault
+// a cluster change (10), of a refused type's status (11) and of the liveness
+// status (12, 13: seeds of the variant that has it, live), with their fault
 // schedules shrunk. Before its fix, each broke the rule named as its defect
 // (-sim.regressions=found; 1 to 7 at 4dc0611); each runs clean now.
 var simFixedCases = []simCase{
@@ -46,6 +47,15 @@ var simFixedCases = []simCase{
 	{defect: 11, rule: "insync-early", seed: 78877,
 		name:   "a type refused, then answered with streaming lists refused, still counts as synced while it lists again",
 		faults: "76:write-burst(target 718, 61 steps); 147:cluster-changed(target 48, 12 steps); 229:watchlist-refused(target 562, 60 steps); 229:forbidden(target 957, 29 steps)"},
+	{defect: 12, rule: "liveness", seed: 2, live: true,
+		name:   "a consumer held while the server answers makes the loop push back, and the liveness status takes that for silence",
+		faults: "1581:consumer-held(target 590, 36 steps)"},
+	{defect: 13, rule: "liveness", seed: 2, live: true,
+		name:   "a warm start reports WaitForDatastore before its types caught up: a type not answered yet counted as silent from the zero time",
+		faults: "1383:identity-unknown(target 165, 19 steps)"},
+	{defect: 13, rule: "liveness", seed: 11, live: true,
+		name:   "a resumed type that has not caught up reads WaitForDatastore once silent, although it stays ResyncInProgress until caught up",
+		faults: "183:compact(target 1005, 36 steps); 213:kill(target 474, 39 steps); 251:slow-get(target 90, 49 steps)"},
 }
 
 // simOpenCases are seeds that find defects beyond those, not fixed yet: each

@@ -41,6 +41,7 @@ const (
 	fGetGone                             // observed: an object gone between the metadata list and its GET (404)
 	fGetNewer                            // observed: a GET returned a newer revision than the list's
 	fGetNewUID                           // observed: a GET returned another object under the same name
+	fConsumerHeld                        // the consumer is held for simulated time while the server goes on answering
 	simFaultKinds
 )
 
@@ -53,7 +54,7 @@ var simFaultNames = [...]string{
 	fProxyNewer: "continue-at-newer-revision", fKill: "kill", fTorn: "torn-write", fRestart: "restart",
 	fNewCluster: "cluster-changed", fIdentityUnknown: "identity-unknown", fSlowConsumer: "slow-consumer",
 	fRelist: "relist", fWriteBurst: "write-burst", fUnreachable: "unreachable", fGetGone: "get-404-race", fGetNewer: "get-newer-revision",
-	fGetNewUID: "get-new-uid",
+	fGetNewUID: "get-new-uid", fConsumerHeld: "consumer-held",
 }
 
 func (k simFaultKind) String() string { return simFaultNames[k] }
@@ -65,6 +66,7 @@ var simFaultWeights = [simFaultKinds]int{
 	fCutInitial: 5, fCutWatch: 5, fExpireWatch: 3, fSilent: 3, fNoBookmarks: 2, fNoWatchList: 2,
 	fInternal: 3, fSlowRead: 3, fGetForbidden: 4, fProxyNewer: 3, fKill: 5, fTorn: 1, fRestart: 2,
 	fNewCluster: 2, fIdentityUnknown: 3, fSlowConsumer: 3, fRelist: 2, fWriteBurst: 3, fUnreachable: 3,
+	fConsumerHeld: 3,
 }
 
 // simFault is one fault of a schedule: its step, kind, and what it applies to
@@ -262,6 +264,8 @@ func (r *simRun) applyToAgent(f simFault, ti int) {
 	case fSlowConsumer:
 		r.fire(fSlowConsumer)
 		r.fx.slowConsumer = f.Steps
+	case fConsumerHeld:
+		r.holdConsumer(f) // fires once the loop pushes back
 	case fRelist:
 		r.fire(fRelist)
 		r.relistArm(relistRequest{idx: ti, reply: make(chan struct{})})

@@ -39,12 +39,13 @@ const (
 	ruleConverge                       // the view did not converge once the cluster was quiet
 	ruleStore                          // the snapshot.Store differs from the view, or its indexes from a scan
 	ruleFailureReport                  // Unreachable reported out of turn, or a recovery without a failure
+	ruleLiveness                       // WaitForDatastore without silence while the loop read, or before a warm start caught up
 	simRules
 )
 
 var simRuleNames = [...]string{"revision-back", "deleted-uid", "deleted-unheld", "new-held", "updated-unheld",
 	"status-back", "insync-early", "resumed-unwhole", "relist-batch", "paged-for-good", "stream-fails",
-	"request-bound", "checkpoint-ahead", "converge", "store", "failure-report"}
+	"request-bound", "checkpoint-ahead", "converge", "store", "failure-report", "liveness"}
 
 func (r simRule) String() string { return simRuleNames[r] }
 
@@ -87,6 +88,7 @@ type simConsumer struct {
 	view       map[resources.Key]simKV
 	last       map[resources.Key]uint64
 	status     SyncStatus
+	reported   bool               // a status was delivered
 	failed     map[string]Failure // types reported failed, not recovered
 	extra      Callbacks
 	extraCheck func(map[resources.Key]simKV) error
@@ -104,6 +106,7 @@ func newSimConsumer(r *simRun, l *simLife) *simConsumer {
 
 func (c *simConsumer) OnUpdates(ups []Update) {
 	c.calls++
+	c.checkLiveUpdates(ups)
 	for _, u := range ups {
 		rev, _ := strconv.ParseUint(u.Revision, 10, 64)
 		have, held := c.view[u.Key]
@@ -139,10 +142,13 @@ func (c *simConsumer) OnUpdates(ups []Update) {
 
 func (c *simConsumer) OnStatusUpdated(st SyncStatus) {
 	c.calls++
-	if st < c.status {
+	switch {
+	case c.r.live.after > 0:
+		c.checkLiveStatus(c.status, st) // the status may go back (sim_liveness_test.go)
+	case st < c.status:
 		c.r.violate(ruleStatusBack, "status went from %s back to %s", c.status, st)
 	}
-	c.status = st
+	c.status, c.reported = st, true
 	if c.extra != nil {
 		c.extra.OnStatusUpdated(st)
 	}
@@ -439,6 +445,7 @@ func cmpStrings(a, b string) int {
 // the agent until its view equals the server's, then checks the end state.
 func (r *simRun) quiet() {
 	r.fx = newSimFaultState(len(r.types), simServers)
+	r.live.heldUntil = time.Time{}
 	r.diffed = -1
 	for _, res := range []string{"pods", "widgets", "configmaps"} {
 		if !r.cluster.Resource(res).Served {

@@ -41,8 +41,11 @@ func (r *simRun) act(writes bool) {
 			add(6, sw.advance)
 		}
 	}
-	if len(l.s.queue) > 0 && r.fx.slowConsumer == 0 {
+	if len(l.s.queue) > 0 && r.fx.slowConsumer == 0 && !r.consumerHeld() {
 		add(5, r.deliver)
+	}
+	if arm, due := r.liveArm(); due {
+		add(3, arm)
 	}
 	if l.s.warm != nil {
 		add(1, func() {
@@ -66,9 +69,11 @@ func (r *simRun) act(writes bool) {
 		}
 		k -= c.w
 	}
+	r.notePushBack()
 	if r.life == l && !r.anyReady() && r.rnd.IntN(3) == 0 {
 		r.jump()
 	}
+	r.heldTime()
 }
 
 func (r *simRun) anyReady() bool {
@@ -208,7 +213,8 @@ func describe(ev event) string {
 // never saw; 9: a metadata list's pages from different revisions; 10: a relist
 // after a cluster change takes an object at the same name and revision, but
 // another UID, for unchanged; 11: InSync while a type that was refused lists
-// again, after a streaming list refused or stalled.
+// again, after a streaming list refused or stalled; 12 and 13, the liveness
+// status's (classifyLiveness).
 func (r *simRun) classify(rule simRule, msg string) int {
 	l := r.life
 	switch rule {
@@ -231,6 +237,8 @@ func (r *simRun) classify(rule simRule, msg string) int {
 		return 7
 	case ruleCheckpointAhead, ruleConverge:
 		return r.classifyState(l, rule, msg)
+	case ruleLiveness:
+		return classifyLiveness(msg)
 	}
 	return 0
 }
