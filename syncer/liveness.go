@@ -91,6 +91,16 @@ func (s *Syncer) pushBack(on bool) {
 	}
 }
 
+// answered: the server answered the type at now; its silence starts again.
+// The loop reads no event while it pushes back, but a pause under way would
+// start now too.
+func (f *freshness) answered(now time.Time) {
+	f.heard, f.pushedBack = now, 0
+	if !f.paused.IsZero() {
+		f.paused = now
+	}
+}
+
 // pause pauses the type's silence at now (on), or credits the time since.
 func (f *freshness) pause(on bool, now time.Time) {
 	if on {

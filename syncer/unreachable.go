@@ -29,7 +29,7 @@ func (ts *typeState) reach(ev event, now time.Time, out *commands) {
 	f := &ts.fresh
 	failed := ev.kind == evError || ev.kind == evFenceFailed
 	if !failed {
-		f.heard, f.pushedBack = now, 0 // an event is read: the loop does not push back
+		f.answered(now) // liveness.go
 	}
 	if !failed || !unreachable(ev.err) {
 		f.unreachable = time.Time{}
