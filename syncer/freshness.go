@@ -9,8 +9,13 @@ type freshness struct {
 	rv string
 	at time.Time
 	// heard is when the server last answered the type: any event but an
-	// error (liveness.go).
+	// error; the loop's start until the first (liveness.go).
 	heard time.Time
+	// pushedBack is how long the loop has pushed back since heard, and paused
+	// since when it pushes back now, zero while it reads: neither counts
+	// toward the type's silence (liveness.go).
+	pushedBack time.Duration
+	paused     time.Time
 	// unreachable is since when the type's requests have failed to reach the
 	// server, zero while they reach it (unreachable.go).
 	unreachable time.Time

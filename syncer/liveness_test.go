@@ -156,6 +156,45 @@ var _ = Describe("The liveness status (Timing.LivenessStatus)", func() {
 	})
 })
 
+var _ = Describe("The liveness status while the loop pushes back", func() {
+	const after = 90 * time.Second
+
+	It("counts no silence while the consumer is slow, and counts it again once the loop reads", func() {
+		clock := clocktesting.NewFakeClock(time.Now())
+		e := newEnv([]string{"a", "b"}, syncer.WithClock(clock), syncer.WithMaxQueued(2),
+			syncer.WithTiming(syncer.Timing{LivenessStatus: after, WatchProgressTimeout: time.Hour}))
+		defer e.shutdown()
+		e.api["a"].Set("1")
+		e.api["b"].Set("1")
+		e.start()
+		e.waitInSync()
+		e.waitWatching("a")
+		e.waitWatching("b")
+
+		release := e.busy()
+		mark := e.rec.mark()
+		e.api["a"].Put("2")
+		Eventually(func() int { now, _ := e.rec.concurrency(); return now }).Should(Equal(1), "the consumer holds A/2")
+		e.api["a"].Put("3")
+		e.api["b"].Put("3")
+		Eventually(e.status(0)).Should(HaveField("Objects", 3))
+		Eventually(e.status(1)).Should(HaveField("Objects", 2), "A/3 and B/3 queued: the loop pushes back")
+		e.api["a"].Put("4") // the server goes on answering: its event waits for the loop
+		drive(clock, 2*after, time.Second)
+		Consistently(e.s.Statuses, "100ms").Should(HaveEach(HaveField("Status", syncer.InSync)),
+			"the liveness timer does not fire while the loop pushes back")
+
+		release()
+		Eventually(e.rec.updates).Should(ContainElement("New A/4"))
+		e.api["b"].Put("4")
+		Eventually(e.rec.updates).Should(ContainElement("New B/4"))
+		Expect(statusesIn(e.rec.events(mark))).To(BeEmpty(), "a slow consumer is not the apiserver's silence")
+
+		drive(clock, after, time.Second) // the loop reads: silence counts again
+		Eventually(e.rec.last).Should(Equal(syncer.WaitForDatastore))
+	})
+})
+
 var _ = Describe("The liveness status of one type", func() {
 	It("comes back from WaitForDatastore through ResyncInProgress, with updates or without", func() {
 		clock := clocktesting.NewFakeClock(time.Now())

@@ -17,8 +17,9 @@ import (
 //
 // What an agent does with it: program its dataplane from the state it now holds,
 // as a state that was true at Written and is whole (Missing is empty), even while the apiserver
-// cannot be reached (the status stays ResyncInProgress meanwhile). What changed
-// since arrives as ordinary updates once the apiserver answers; InSync says every
+// cannot be reached (the status stays ResyncInProgress meanwhile, with
+// Timing.LivenessStatus or without). What changed since arrives as ordinary
+// updates once the apiserver answers; InSync says every
 // type has caught up with the server. Types not in Revisions had nothing to
 // resume from: they list as in a cold start, and their objects come later. If the
 // cluster turns out not to be the checkpoint's (see WithCheckpoint), every type

@@ -5,9 +5,9 @@ package syncer_test
 // relist's held batch (8), of a metadata list's pages (9), of a relist after
 // a cluster change (10), of a refused type's status (11), of a relist's
 // changes written to the checkpoint before the consumer had them (12), of two
-// types of one kind (13) and of outages (14 to 16), with their fault schedules
-// shrunk. Before its fix, each broke the rule named as its defect
-// (-sim.regressions=found; 1 to 7 at 4dc0611, 12 to 16 at b55b93b); each runs
+// types of one kind (13), of outages (14 to 16) and of the liveness status (17,
+// 18: seeds of the variant that has it, live), with their fault schedules shrunk. Before its fix, each broke the rule named as its defect
+// (-sim.regressions=found; 1 to 7 at 4dc0611, 12 to 18 at b55b93b); each runs
 // clean now.
 var simFixedCases = []simCase{
 	{defect: 1, rule: "checkpoint-ahead", seed: 9,
@@ -70,6 +70,15 @@ var simFixedCases = []simCase{
 	{defect: 16, rule: "wake-up", seed: 3,
 		name:   "types parked on an outage wait out their backoff after the apiserver answered again",
 		faults: "311:identity-unknown(target 851, 16 steps); 401:internal-error(target 647, 22 steps); 439:apiserver-restart(target 647, 17 steps)"},
+	{defect: 17, rule: "liveness", seed: 2, live: true,
+		name:   "a consumer held while the server answers makes the loop push back, and the liveness status takes that for silence",
+		faults: "1581:consumer-held(target 590, 36 steps)"},
+	{defect: 18, rule: "liveness", seed: 2, live: true,
+		name:   "a warm start reports WaitForDatastore before its types caught up: a type not answered yet counted as silent from the zero time",
+		faults: "1383:identity-unknown(target 165, 19 steps)"},
+	{defect: 18, rule: "liveness", seed: 11, live: true,
+		name:   "a resumed type that has not caught up reads WaitForDatastore once silent, although it stays ResyncInProgress until caught up",
+		faults: "183:compact(target 1005, 36 steps); 213:kill(target 474, 39 steps); 251:slow-get(target 90, 49 steps)"},
 }
 
 // simOpenCases are seeds that find defects beyond those, not fixed yet: each

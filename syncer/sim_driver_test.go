@@ -43,13 +43,16 @@ type simOptions struct {
 	// a check of it against the simulator's own view, run at the end.
 	extra func() (Callbacks, func(map[resources.Key]simKV) error)
 	trace bool
+	// live: whether the run has the liveness status (sim_liveness_test.go).
+	live simLive
 }
 
 // The rules a run can break on purpose, to show that the oracle notices.
 const (
-	simBreakSkipDeletes     = "stale skip takes every Deleted" // evDelete handled as if always stale
-	simBreakInitialRevision = "checkpoint revision from initial events"
-	simBreakUnreachableSeen = "requests that did not reach the apiserver seen as its 500s"
+	simBreakSkipDeletes      = "stale skip takes every Deleted" // evDelete handled as if always stale
+	simBreakInitialRevision  = "checkpoint revision from initial events"
+	simBreakUnreachableSeen  = "requests that did not reach the apiserver seen as its 500s"
+	simBreakLivenessPushBack = "push-back counted as the apiserver's silence" // the loop's liveness clock runs on
 )
 
 // simResult is what a run found.
@@ -132,6 +135,8 @@ type simRun struct {
 	confirmedOther bool
 	// outages is what the outage rules follow (sim_outage_test.go).
 	outages simOutage
+	// live: the liveness variant, the held consumer, the oracle's count.
+	live simLiveness
 }
 
 // simLife is one process of the agent, from its start to its kill.
@@ -194,6 +199,7 @@ func newSimRun(o simOptions) *simRun {
 	r.metaRelist = []float64{1, 0.5, 0.5, 0.2, 0}[r.rnd.IntN(5)]
 	r.checkpoint = r.rnd.IntN(8) > 0
 	r.res0.variant = fmt.Sprintf("initial=%s metaRelist=%g checkpoint=%t", r.initial, r.metaRelist, r.checkpoint)
+	r.drawLiveness()
 	r.faults = o.faults
 	if o.faults == nil {
 		r.faults = drawFaults(rand.New(rand.NewPCG(o.seed, 0xfa17)), o.steps, 60)
@@ -287,7 +293,7 @@ func (r *simRun) options(l *simLife) []Option {
 	if r.checkpoint {
 		opts = append(opts, WithCheckpoint(l.store))
 	}
-	return opts
+	return append(opts, r.livenessOptions()...)
 }
 
 // startLife starts a process of the agent, as Syncer.start and the head of
@@ -325,7 +331,8 @@ func (r *simRun) startLife() {
 	l.s, l.h = s, s.handlers()
 	r.life = l
 	r.tracef("life %d starts (cluster %.8s, identity %v)", r.lives, r.cluster.UID, l.first.err)
-	s.resume(l.ctx)
+	s.begin(l.ctx)
+	r.liveLife()
 	r.afterResume(l)
 	r.breakStarted(l)
 	for i, ts := range s.types {
@@ -336,6 +343,7 @@ func (r *simRun) startLife() {
 		ts.start(l.ctx, s.events, 0)
 	}
 	r.reportStatus()
+	r.notePushBack()
 }
 
 // afterResume waits for what resume started off the loop where it must be
@@ -499,6 +507,7 @@ func (r *simRun) handle(sw *simWatcher, ev event) {
 	r.afterOutage(ts, ev, reach, parked)
 	r.checkReach(ts, ev, reach)
 	r.checkMoved()
+	r.noteAnswer(ts.idx, ev, reach.current)
 	r.doing = ""
 	r.reportStatus()
 }
@@ -510,4 +519,5 @@ func (r *simRun) reportStatus() {
 	if s.status == InSync && was != InSync {
 		r.checkInSync()
 	}
+	r.checkLiveness()
 }

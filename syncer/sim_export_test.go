@@ -86,13 +86,15 @@ func RunSim(from uint64, n, steps int, broken string, extra SimConsumer, shrink 
 }
 
 // RunSimCase runs one seed with the given schedule (as formatFaults writes
-// it) and returns the rule it broke and its defect, "" if none.
-func RunSimCase(seed uint64, steps int, faults string) (rule string, defect int, violation string) {
+// it), with the liveness status or without, and returns the rule it broke and
+// its defect, "" if none.
+func RunSimCase(seed uint64, steps int, faults string, liveness bool) (rule string, defect int, violation string) {
 	fs, err := parseFaults(faults)
 	if err != nil {
 		panic(err)
 	}
-	res := newSimRun(simOptions{seed: seed, steps: steps, faults: fs}).run()
+	live := map[bool]simLive{false: simLiveOff, true: simLiveOn}[liveness]
+	res := newSimRun(simOptions{seed: seed, steps: steps, faults: fs, live: live}).run()
 	if res.violation == "" {
 		return "", 0, ""
 	}
@@ -101,14 +103,15 @@ func RunSimCase(seed uint64, steps int, faults string) (rule string, defect int,
 
 // The rules a run can break on purpose.
 const (
-	SimBreakSkipDeletes     = simBreakSkipDeletes
-	SimBreakInitialRevision = simBreakInitialRevision
-	SimBreakUnreachableSeen = simBreakUnreachableSeen
-	SimBreakRelistNotes     = simBreakRelistNotes
-	SimBreakSameKind        = simBreakSameKind
-	SimBreakUnreachableLate = simBreakUnreachableLate
-	SimBreakOutageCounts    = simBreakOutageCounts
-	SimBreakNoWakeUp        = simBreakNoWakeUp
+	SimBreakSkipDeletes      = simBreakSkipDeletes
+	SimBreakInitialRevision  = simBreakInitialRevision
+	SimBreakUnreachableSeen  = simBreakUnreachableSeen
+	SimBreakRelistNotes      = simBreakRelistNotes
+	SimBreakSameKind         = simBreakSameKind
+	SimBreakUnreachableLate  = simBreakUnreachableLate
+	SimBreakOutageCounts     = simBreakOutageCounts
+	SimBreakNoWakeUp         = simBreakNoWakeUp
+	SimBreakLivenessPushBack = simBreakLivenessPushBack
 )
 
 // More rules a run can break on purpose (sim_breaks_test.go).

@@ -45,6 +45,7 @@ const (
 	fStalledServer                       // a type's apiserver stalls for a while: streams silent, requests unanswered
 	fOutageShort                         // observed: an outage of a type ended within UnreachableAfter
 	fOutageLong                          // observed: an outage of a type lasted UnreachableAfter or more
+	fConsumerHeld                        // the consumer is held for simulated time while the server goes on answering
 	simFaultKinds
 )
 
@@ -57,7 +58,7 @@ var simFaultNames = [...]string{
 	fProxyNewer: "continue-at-newer-revision", fKill: "kill", fTorn: "torn-write", fRestart: "restart",
 	fNewCluster: "cluster-changed", fIdentityUnknown: "identity-unknown", fSlowConsumer: "slow-consumer",
 	fRelist: "relist", fWriteBurst: "write-burst", fUnreachable: "unreachable", fGetGone: "get-404-race", fGetNewer: "get-newer-revision",
-	fGetNewUID: "get-new-uid", fStalledServer: "stalled-server", fOutageShort: "outage-short", fOutageLong: "outage-long",
+	fGetNewUID: "get-new-uid", fStalledServer: "stalled-server", fOutageShort: "outage-short", fOutageLong: "outage-long", fConsumerHeld: "consumer-held",
 }
 
 func (k simFaultKind) String() string { return simFaultNames[k] }
@@ -70,6 +71,7 @@ var simFaultWeights = [simFaultKinds]int{
 	fInternal: 3, fSlowRead: 3, fGetForbidden: 4, fProxyNewer: 3, fKill: 5, fTorn: 1, fRestart: 2,
 	fNewCluster: 2, fIdentityUnknown: 3, fSlowConsumer: 3, fRelist: 2, fWriteBurst: 3, fUnreachable: 3,
 	fStalledServer: 3,
+	fConsumerHeld:  3,
 }
 
 // simFault is one fault of a schedule: its step, kind, and what it applies to
@@ -271,6 +273,8 @@ func (r *simRun) applyToAgent(f simFault, ti int) {
 	case fSlowConsumer:
 		r.fire(fSlowConsumer)
 		r.fx.slowConsumer = f.Steps
+	case fConsumerHeld:
+		r.holdConsumer(f) // fires once the loop pushes back
 	case fRelist:
 		r.fire(fRelist)
 		r.relistArm(relistRequest{idx: ti, reply: make(chan struct{})})

@@ -45,6 +45,7 @@ const (
 	ruleUnreachableLate                // Unreachable not reported, between events too, once due (sim_outage_test.go)
 	ruleOutageRelist                   // an outage made a type relist or leave InSync
 	ruleWakeUp                         // a parked type not woken when the apiserver answered again
+	ruleLiveness                       // WaitForDatastore without silence while the loop read, or before a warm start caught up
 	simRules
 )
 
@@ -53,7 +54,8 @@ var simRuleNames = [...]string{"revision-back", "deleted-uid", "deleted-unheld",
 	"request-bound", "checkpoint-ahead", "converge", "store", "failure-report", "checkpoint-delivered",
 	"moved-object",
 	"broker",
-	"unreachable-late", "outage-relist", "wake-up"}
+	"unreachable-late", "outage-relist", "wake-up",
+	"liveness"}
 
 func (r simRule) String() string { return simRuleNames[r] }
 
@@ -96,6 +98,7 @@ type simConsumer struct {
 	view       map[resources.Key]simKV
 	last       map[resources.Key]uint64
 	status     SyncStatus
+	reported   bool               // a status was delivered
 	failed     map[string]Failure // types reported failed, not recovered
 	extra      Callbacks
 	extraCheck func(map[resources.Key]simKV) error
@@ -113,6 +116,7 @@ func newSimConsumer(r *simRun, l *simLife) *simConsumer {
 
 func (c *simConsumer) OnUpdates(ups []Update) {
 	c.calls++
+	c.checkLiveUpdates(ups)
 	for _, u := range ups {
 		rev, _ := strconv.ParseUint(u.Revision, 10, 64)
 		have, held := c.view[u.Key]
@@ -148,10 +152,13 @@ func (c *simConsumer) OnUpdates(ups []Update) {
 
 func (c *simConsumer) OnStatusUpdated(st SyncStatus) {
 	c.calls++
-	if st < c.status {
+	switch {
+	case c.r.live.after > 0:
+		c.checkLiveStatus(c.status, st) // the status may go back (sim_liveness_test.go)
+	case st < c.status:
 		c.r.violate(ruleStatusBack, "status went from %s back to %s", c.status, st)
 	}
-	c.status = st
+	c.status, c.reported = st, true
 	if c.extra != nil {
 		c.extra.OnStatusUpdated(st)
 	}
@@ -454,6 +461,7 @@ func cmpStrings(a, b string) int {
 // the agent until its view equals the server's, then checks the end state.
 func (r *simRun) quiet() {
 	r.fx = newSimFaultState(len(r.types), simServers)
+	r.live.heldUntil = time.Time{}
 	r.diffed = -1
 	for _, res := range []string{"pods", "widgets", "configmaps"} {
 		if !r.cluster.Resource(res).Served {

@@ -35,6 +35,7 @@ type simCase struct {
 	seed   uint64
 	name   string
 	faults string
+	live   bool // the seed's variant has the liveness status
 }
 
 var _ = Describe("The simulator", Label("sim"), func() {
@@ -113,12 +114,13 @@ var _ = Describe("The simulator", Label("sim"), func() {
 		Entry("a steady type's failures to reach the apiserver handed on as expired revisions", syncer.SimBreakOutageCounts,
 			"outage-relist"),
 		Entry("a woken type waiting as long as its backoff", syncer.SimBreakNoWakeUp, "wake-up"),
+		Entry("the loop's push-back counted as the apiserver's silence", syncer.SimBreakLivenessPushBack, "liveness"),
 	)
 })
 
 var _ = Describe("Defects the simulator found", Label("sim", "sim-regression"), func() {
 	run := func(c simCase, expectFound bool) {
-		rule, defect, violation := syncer.RunSimCase(c.seed, simSuiteSteps, c.faults)
+		rule, defect, violation := syncer.RunSimCase(c.seed, simSuiteSteps, c.faults, c.live)
 		if expectFound {
 			Expect([]any{rule, defect}).To(Equal([]any{c.rule, c.defect}), violation)
 			return

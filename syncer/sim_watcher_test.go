@@ -118,6 +118,9 @@ func (sw *simWatcher) advance() {
 	if len(sw.out) > 0 {
 		ev := sw.out[0]
 		sw.out = sw.out[1:]
+		if sw.stage == stStream {
+			sw.st.progress = sw.r.clk.Now() // the guard resumes in full once the loop took it (reader.consume)
+		}
 		sw.r.handle(sw, ev)
 		if sw.ctx.Err() != nil {
 			sw.out, sw.stage = nil, stDone

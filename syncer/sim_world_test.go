@@ -42,8 +42,11 @@ func (r *simRun) act(writes bool) {
 			add(6, sw.advance)
 		}
 	}
-	if len(l.s.queue) > 0 && r.fx.slowConsumer == 0 {
+	if len(l.s.queue) > 0 && r.fx.slowConsumer == 0 && !r.consumerHeld() {
 		add(5, r.deliver)
+	}
+	if arm, due := r.liveArm(); due {
+		add(3, arm)
 	}
 	if l.s.warm != nil {
 		add(1, func() {
@@ -67,9 +70,11 @@ func (r *simRun) act(writes bool) {
 		}
 		k -= c.w
 	}
+	r.notePushBack()
 	if r.life == l && !r.anyReady() && r.rnd.IntN(3) == 0 {
 		r.jump()
 	}
+	r.heldTime()
 }
 
 func (r *simRun) anyReady() bool {
@@ -216,6 +221,7 @@ func describe(ev event) string {
 // (sim_outage_test.go): 14: Unreachable reported a progress deadline late, at
 // the next error; 15: failures to reach the apiserver counted toward a relist;
 // 16: parked types not woken when it answered again.
+// 17 and 18, the liveness status's (classifyLiveness).
 func (r *simRun) classify(rule simRule, msg string) int {
 	l := r.life
 	switch rule {
@@ -249,6 +255,8 @@ func (r *simRun) classify(rule simRule, msg string) int {
 		return 16
 	case ruleCheckpointAhead, ruleConverge:
 		return r.classifyState(l, rule, msg)
+	case ruleLiveness:
+		return classifyLiveness(msg)
 	}
 	return 0
 }

@@ -79,7 +79,7 @@ func (st *stepper) withCheckpoint(snap *Persisted) *stepper {
 
 // start runs what Syncer.run does before its loop.
 func (st *stepper) start() {
-	st.s.resume(st.ctx)
+	st.s.begin(st.ctx)
 	for _, ts := range st.s.types {
 		ts.start(st.ctx, st.s.events, 0)
 	}

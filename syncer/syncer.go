@@ -277,7 +277,7 @@ func (s *Syncer) running() error {
 func (s *Syncer) run(ctx context.Context) {
 	defer close(s.deliveries)
 	defer s.closeCheckpoint()
-	s.resume(ctx)
+	s.begin(ctx)
 	for _, ts := range s.types {
 		ts.start(ctx, s.events, 0)
 	}
@@ -292,6 +292,7 @@ func (s *Syncer) run(ctx context.Context) {
 		if s.queued >= s.cfg.maxQueued {
 			in = nil // back-pressure: let the consumer catch up first
 		}
+		s.pushBack(in == nil) // liveness.go: the loop's slowness is not the server's silence
 		select {
 		case <-ctx.Done():
 			for _, ts := range s.types {
@@ -319,6 +320,14 @@ func (s *Syncer) run(ctx context.Context) {
 		}
 		s.reportStatus()
 	}
+}
+
+// begin is what the loop does before its first watcher: every type's
+// silence counts from now (liveness.go), then the warm start, if any
+// (resume.go).
+func (s *Syncer) begin(ctx context.Context) {
+	s.startSilence()
+	s.resume(ctx)
 }
 
 // aggregate computes the syncer's status: WaitForDatastore until a type has an answer,

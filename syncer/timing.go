@@ -81,6 +81,13 @@ type Timing struct {
 	// without it. Statuses and the Observer show each type's status the same
 	// way.
 	//
+	// Silence is counted only while the syncer reads the server's answers: the
+	// time it pushes back on a slow consumer (WithMaxQueued) does not count, as
+	// answers may be waiting for it, and a type not answered yet counts from
+	// the start. After a warm start the status stays ResyncInProgress until the
+	// resumed types have caught up with the server, even while it cannot be
+	// reached (see Resumed).
+	//
 	// Zero (the default) keeps the status InSync once reached: a relist arrives
 	// as one batch, and the age of each type's view is in TypeStatus. Keep it
 	// for a consumer that acts on every update as it comes and needs only to

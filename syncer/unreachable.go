@@ -32,7 +32,7 @@ const DefaultUnreachableAfter = 30 * time.Second
 func (ts *typeState) reach(ev event, now time.Time, out *commands) {
 	f := &ts.fresh
 	if failed(ev) == nil {
-		f.heard = now
+		f.answered(now) // liveness.go
 	}
 	if reached(ev) {
 		f.unreachable, f.lastErr, ts.retry.woken = time.Time{}, nil, false
