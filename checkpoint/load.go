@@ -179,7 +179,11 @@ func decodeAll(d decoder, raw []rawRecord) ([]syncer.PersistedObject, error) {
 	var wg sync.WaitGroup
 	for w := range workers {
 		lo, hi := w*chunk, min((w+1)*chunk, len(raw))
-		wg.Go(func() {
+		// wg.Add and go, not wg.Go: the module's go line is 1.24, whose
+		// WaitGroup has no Go.
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			defer func() {
 				if r := recover(); r != nil {
 					errs[w] = fmt.Errorf("%v", r)
@@ -193,7 +197,7 @@ func decodeAll(d decoder, raw []rawRecord) ([]syncer.PersistedObject, error) {
 				}
 				out[i] = syncer.PersistedObject{ID: string(raw[i].key), Revision: rev, Object: obj}
 			}
-		})
+		}()
 	}
 	wg.Wait()
 	return out, errors.Join(errs...)
