@@ -1,10 +1,14 @@
+// Module cmd holds the kubesync command. It is a module of its own so that what it
+// requires (cobra, the control plane's etcd client, client-go v0.37) never enters
+// the library's go.mod, which an importer inherits; the root's go.work joins it to
+// the checkout, and the replace lines build it outside the workspace too.
 module github.com/kubesync/kubesync/cmd
 
 go 1.26.0
 
 require (
-	github.com/kubesync/kubesync v0.0.0-00010101000000-000000000000
-	github.com/kubesync/kubesync/controlplane v0.0.0-00010101000000-000000000000
+	github.com/kubesync/kubesync v0.5.0
+	github.com/kubesync/kubesync/controlplane v0.5.0
 	github.com/onsi/ginkgo/v2 v2.34.0
 	github.com/onsi/gomega v1.44.0
 	github.com/prometheus/client_golang v1.25.0

@@ -1,9 +1,15 @@
+// Module controlplane starts the pinned etcd and kube-apiserver for tests. It is a
+// module of its own so that etcd's client and client-go v0.37, which it needs,
+// never enter the library's go.mod, which an importer inherits; a test that uses it
+// requires it beside the library (tagged controlplane/vX.Y.Z with the library's
+// vX.Y.Z). The root's go.work joins it to the checkout; the replace line builds it
+// outside the workspace too.
 module github.com/kubesync/kubesync/controlplane
 
 go 1.26.0
 
 require (
-	github.com/kubesync/kubesync v0.0.0-00010101000000-000000000000
+	github.com/kubesync/kubesync v0.5.0
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.72.0
 	github.com/sirupsen/logrus v1.10.2

@@ -1,11 +1,16 @@
+// Module fv holds the fv specs and the benchmark, fleet, chaos and compat
+// programs. It is a module of its own so that what they require (controller-runtime,
+// gonum/plot, client-go v0.37) never enters the library's go.mod, which an importer
+// inherits; the root's go.work joins it to the checkout, and the replace lines
+// build it outside the workspace too (GOWORK=off).
 module github.com/kubesync/kubesync/fv
 
 go 1.26.0
 
 require (
 	github.com/go-logr/logr v1.4.3
-	github.com/kubesync/kubesync v0.0.0-00010101000000-000000000000
-	github.com/kubesync/kubesync/controlplane v0.0.0-00010101000000-000000000000
+	github.com/kubesync/kubesync v0.5.0
+	github.com/kubesync/kubesync/controlplane v0.5.0
 	github.com/onsi/ginkgo/v2 v2.34.0
 	github.com/onsi/gomega v1.44.0
 	github.com/prometheus/client_golang v1.25.0
