@@ -10,7 +10,7 @@ require (
 	github.com/prometheus/client_golang v1.23.2
 	github.com/prometheus/common v0.67.5
 	github.com/sirupsen/logrus v1.10.2
-	go.etcd.io/bbolt v1.4.3
+	go.etcd.io/bbolt v1.3.11
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sync v0.19.0
 	google.golang.org/protobuf v1.36.12
