@@ -4,16 +4,26 @@
 
 GO       ?= go
 PKGS     ?= ./...
+
+# The checkout is a workspace (go.work) of four modules: the library at the root,
+# and cmd, controlplane and fv, each a module of its own so that what they require
+# (cobra, etcd's client, controller-runtime, gonum/plot) never enters the build of
+# a program that imports the library. A pattern such as ./... stays inside one
+# module, so the targets name every module's: ALL is ./... of each. PKGS=./...
+# means ALL.
+MODULE_DIRS := $(patsubst $(CURDIR)%,.%,$(shell $(GO) list -m -f '{{.Dir}}'))
+ALL = $(MODULE_DIRS:%=%/...)
+RUNPKGS = $(if $(filter ./...,$(PKGS)),$(ALL),$(PKGS))
 DURATION ?= 2h
 SET      ?= dataplane
 
 # The folder holding etcd and kube-apiserver; build.sh builds them on first use.
 ASSETS = $$(tools/controlplane/build.sh)
 
-.PHONY: build test test-unit test-cp test-pkgs lint controlplane unit fv soak chaos bench run
+.PHONY: build test test-unit test-cp test-pkgs lint controlplane unit fv soak chaos bench run api importer
 
 build:
-	$(GO) build ./...
+	$(GO) build $(ALL)
 
 # make test's builds carry no DWARF: nothing here reads it (stacks and race reports
 # use the symbol table), and leaving it out saves a fifth of the compiler's CPU on
@@ -21,14 +31,30 @@ build:
 # every go command of those targets, the fv specs' build of cmd/kubesync included,
 # so that all of them share one build cache.
 NODWARF = -gcflags=all=-dwarf=false -ldflags=-w
-lint test test-unit test-cp test-pkgs: export GOFLAGS := $(strip $(filter-out $(NODWARF),$(GOFLAGS)) $(NODWARF))
+lint test test-unit test-cp test-pkgs importer: export GOFLAGS := $(strip $(filter-out $(NODWARF),$(GOFLAGS)) $(NODWARF))
 
 # vet with -race compiles the dependencies as the race-enabled test build does, so
 # that `make test` compiles them once, not twice (vet reads their export data); the
-# specs then skip go test's own vet, a subset of lint's.
+# specs then skip go test's own vet, a subset of lint's. The library's go.mod must
+# be tidy (it requires nothing its packages and their tests do not use: an importer
+# inherits every requirement), and its exported API must match api/kubesync.api
+# but for the changes CHANGELOG.md's Unreleased section names (tools/api/check.sh).
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
-	$(GO) vet -race ./...
+	@GOWORK=off $(GO) mod tidy -diff || { echo "the library's go.mod or go.sum is not tidy: GOWORK=off go mod tidy"; exit 1; }
+	$(GO) vet -race $(ALL)
+	tools/api/check.sh
+
+# Rewrites api/kubesync.api, the exported API that lint holds the library to: run
+# it when a release's CHANGELOG.md section is written.
+api:
+	tools/api/check.sh -w
+
+# A program that imports the library, pinned at the oldest and the newest k8s.io
+# release it supports, keeps its pins, its go line and a light module graph, and
+# runs the README's program under the race detector (tools/importer/check.sh).
+importer:
+	tools/importer/check.sh
 
 controlplane:
 	tools/controlplane/build.sh
@@ -53,7 +79,7 @@ TESTP ?= 6
 # windows) come first, and the run does not end on one of them started last.
 LONGPKGS = ./fv/liveness ./fv/chaosspec ./fv/soak ./fv
 CPPKGS = $(LONGPKGS) ./cmd/... ./fv/... ./controlplane/...
-UNITPKGS = $$($(GO) list ./... | grep -v -e /cmd/ -e /fv -e /kubesync/controlplane)
+UNITPKGS = $$($(GO) list $(ALL) | grep -v -e /cmd/ -e /fv -e /kubesync/controlplane)
 
 # When the control plane must be built, `make test` runs two steps at a time,
 # whatever -j it is given: the build (minutes of compiling kube-apiserver, much of
@@ -67,14 +93,14 @@ test:
 		$(MAKE) --no-print-directory -j2 test-unit test-cp; \
 	fi
 
-test-unit: lint
+test-unit: lint importer
 	$(GO) test -race -count=1 -vet=off -p $(TESTP) -timeout 60m $(UNITPKGS)
 
 test-cp: lint controlplane test-unit
 	KUBEBUILDER_ASSETS=$(ASSETS) $(GO) test -race -count=1 -vet=off -p $(TESTP) -timeout 60m $(CPPKGS)
 
-test-pkgs: lint controlplane
-	KUBEBUILDER_ASSETS=$(ASSETS) $(GO) test -race -count=1 -vet=off -p $(TESTP) -timeout 60m $(if $(filter ./...,$(PKGS)),$(LONGPKGS)) $(PKGS)
+test-pkgs: lint $(if $(filter ./...,$(PKGS)),importer) controlplane
+	KUBEBUILDER_ASSETS=$(ASSETS) $(GO) test -race -count=1 -vet=off -p $(TESTP) -timeout 60m $(if $(filter ./...,$(PKGS)),$(LONGPKGS)) $(RUNPKGS)
 
 fv: controlplane
 	KUBEBUILDER_ASSETS=$(ASSETS) $(GO) test -race -count=1 -p $(TESTP) -timeout 60m -v ./fv/...

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
-	bolterrors "go.etcd.io/bbolt/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesync/kubesync/resources"
@@ -55,10 +54,14 @@ func (s *Store) openDB() (db *bolt.DB, err error) {
 	switch {
 	case err == nil:
 		return db, nil
-	case errors.Is(err, bolterrors.ErrTimeout):
+	// bolt's own ErrTimeout and the rest, not go.etcd.io/bbolt/errors': that
+	// package came with bbolt v1.4, whose go.mod requires cobra, and the
+	// library's go.mod requires v1.3, so that an importer's module graph has
+	// no cobra. From v1.4 on they are the same errors.
+	case errors.Is(err, bolt.ErrTimeout):
 		return nil, fmt.Errorf("checkpoint: %s is in use by another process", s.path)
-	case errors.Is(err, bolterrors.ErrInvalid), errors.Is(err, bolterrors.ErrChecksum),
-		errors.Is(err, bolterrors.ErrVersionMismatch), errors.Is(err, bolterrors.ErrInvalidMapping):
+	case errors.Is(err, bolt.ErrInvalid), errors.Is(err, bolt.ErrChecksum),
+		errors.Is(err, bolt.ErrVersionMismatch), errors.Is(err, bolt.ErrInvalidMapping):
 		return nil, fmt.Errorf("%w: %w", errCorrupt, err)
 	}
 	// bbolt reports some damage as a plain error: a file too small or unreadable
@@ -182,7 +185,11 @@ func decodeAll(d decoder, raw []rawRecord) ([]syncer.PersistedObject, error) {
 	var wg sync.WaitGroup
 	for w := range workers {
 		lo, hi := w*chunk, min((w+1)*chunk, len(raw))
-		wg.Go(func() {
+		// wg.Add and go, not wg.Go: the module's go line is 1.24, whose
+		// WaitGroup has no Go.
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			defer func() {
 				if r := recover(); r != nil {
 					errs[w] = fmt.Errorf("%v", r)
@@ -196,7 +203,7 @@ func decodeAll(d decoder, raw []rawRecord) ([]syncer.PersistedObject, error) {
 				}
 				out[i] = syncer.PersistedObject{ID: string(raw[i].key), Revision: rev, Object: obj}
 			}
-		})
+		}()
 	}
 	wg.Wait()
 	return out, errors.Join(errs...)

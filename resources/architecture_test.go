@@ -55,9 +55,11 @@ func codeBlock(heading string) []string {
 	return strings.Split(strings.Trim(parts[1], "\n"), "\n")
 }
 
-// modulePackages is every package of the module, as a path inside it.
+// modulePackages is every package of the checkout's modules (go.work: the
+// library, cmd, controlplane and fv), as a path inside the repository. ./... would
+// stop at the nested modules; the import path's pattern spans the workspace.
 func modulePackages() map[string]bool {
-	cmd := exec.Command("go", "list", "./...")
+	cmd := exec.Command("go", "list", module+"...")
 	cmd.Dir = ".."
 	out, err := cmd.CombinedOutput()
 	Expect(err).NotTo(HaveOccurred(), string(out))

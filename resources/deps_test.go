@@ -102,7 +102,7 @@ var _ = Describe("The library's import graph", func() {
 			return step, entry
 		}
 
-		cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Deps \" \"}}", "./...")
+		cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Deps \" \"}}", module+"...")
 		cmd.Dir = ".."
 		out, err := cmd.CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), string(out))

@@ -1,7 +1,7 @@
 package compat
 
 import (
-	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -16,11 +16,11 @@ import (
 // requires; they move together.
 var stagingModules = []string{"k8s.io/api", "k8s.io/apimachinery", "k8s.io/client-go", "k8s.io/apiextensions-apiserver"}
 
-// notLibrary are the folders of the module that are not the library: the command,
-// the fv specs and tools, and the control plane they start. What they import
-// (controller-runtime, etcd's client, kubernetes itself) must not raise the
-// client-go the library is tried with.
-var notLibrary = []string{"cmd/", "fv/", "tools/", "controlplane/"}
+// notLibrary are what a copy of the library's module leaves out: the folders of
+// the checkout's other modules (the command, the fv specs and tools, and the
+// control plane they start) and the workspace that joins them, so that the copy
+// builds with the library's go.mod alone, as an importer's build does.
+var notLibrary = []string{"cmd/", "fv/", "tools/", "controlplane/", "go.work"}
 
 // Client is how the library fared with one release of client-go.
 type Client struct {
@@ -37,11 +37,13 @@ type Client struct {
 	Took           time.Duration
 }
 
-// oldestClient tries versions, oldest first, in a temporary copy of the library,
-// until one builds, and runs the library's unit specs with that one.
+// oldestClient tries the library, in a temporary copy of its module, with each
+// of o.ClientVersions, oldest first, then with its own go.mod as it is, until one
+// builds: the releases below the go.mod's must not, or it could require less.
+// The one that builds has its unit specs run.
 func oldestClient(ctx context.Context, o Options) ([]Client, error) {
 	var tried []Client
-	for _, v := range o.ClientVersions {
+	for _, v := range append(slices.Clone(o.ClientVersions), "") {
 		start := time.Now()
 		c, err := tryClient(ctx, o, v)
 		if err != nil {
@@ -49,7 +51,7 @@ func oldestClient(ctx context.Context, o Options) ([]Client, error) {
 		}
 		c.Took = time.Since(start)
 		tried = append(tried, c)
-		fmt.Fprintf(o.Log, "compat: client-go %s: builds %v, unit specs passed %v (%s)\n", v, c.Builds, c.Passed, elapsed(c.Took))
+		fmt.Fprintf(o.Log, "compat: client-go %s: builds %v, unit specs passed %v (%s)\n", c.Version, c.Builds, c.Passed, elapsed(c.Took))
 		if c.Builds {
 			break
 		}
@@ -57,23 +59,29 @@ func oldestClient(ctx context.Context, o Options) ([]Client, error) {
 	return tried, nil
 }
 
+// tryClient builds and vets a copy of the library's module with the k8s.io
+// staging modules at version (go get), or, for "", at its go.mod's, and runs its
+// unit specs if it builds.
 func tryClient(ctx context.Context, o Options, version string) (Client, error) {
 	c := Client{Version: version}
-	dir, err := os.MkdirTemp(o.Dir, "client-"+version+"-")
+	dir, err := os.MkdirTemp(o.Dir, "client-"+cmp.Or(version, "gomod")+"-")
 	if err != nil {
 		return c, err
 	}
 	if err := copyLibrary(ctx, o.Root, dir); err != nil {
 		return c, err
 	}
-	needed, err := libraryModules(ctx, o.Root)
-	if err != nil {
-		return c, err
+	steps := [][]string{{"build", "./..."}, {"vet", "./..."}}
+	if version != "" {
+		get := []string{"get"}
+		for _, m := range stagingModules {
+			get = append(get, m+"@"+version)
+		}
+		steps = append([][]string{get}, steps...)
+	} else if c.Version, err = goIn(ctx, dir, "list", "-m", "-f", "{{.Version}}", "k8s.io/client-go"); err != nil {
+		return c, fmt.Errorf("go list -m in %s: %w: %s", dir, err, c.Version)
 	}
-	if err := writeGoMod(o.Root, dir, version, needed); err != nil {
-		return c, err
-	}
-	steps := [][]string{{"mod", "tidy"}, {"build", "./..."}, {"vet", "./..."}}
+	c.Version = strings.TrimSpace(c.Version)
 	for _, args := range steps {
 		if out, err := goIn(ctx, dir, args...); err != nil {
 			c.BuildError = fmt.Sprintf("go %s: %s", strings.Join(args, " "), firstErrors(out, 3))
@@ -115,8 +123,8 @@ func unitSpecs(ctx context.Context, dir string, pkgs []string) (string, error) {
 	return out + more, err
 }
 
-// copyLibrary copies the module's tracked files, but for go.mod and the folders
-// that are not the library, from root to dir.
+// copyLibrary copies the library module's tracked files, its go.mod and go.sum
+// included, from root to dir.
 func copyLibrary(ctx context.Context, root, dir string) error {
 	cmd := exec.CommandContext(ctx, "git", "ls-files", "-z")
 	cmd.Dir = root
@@ -125,7 +133,7 @@ func copyLibrary(ctx context.Context, root, dir string) error {
 		return fmt.Errorf("git ls-files in %s: %w", root, err)
 	}
 	for _, f := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
-		if f == "go.mod" || hasAnyPrefix(f, notLibrary) {
+		if hasAnyPrefix(f, notLibrary) {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join(root, f))
@@ -142,72 +150,6 @@ func copyLibrary(ctx context.Context, root, dir string) error {
 	return nil
 }
 
-// libraryModules returns the modules the library's packages and their tests
-// import, from root's build.
-func libraryModules(ctx context.Context, root string) (map[string]bool, error) {
-	out, err := goIn(ctx, root, "list", "-f", "{{.ImportPath}} {{.Dir}}", "./...")
-	if err != nil {
-		return nil, fmt.Errorf("go list in %s: %w: %s", root, err, out)
-	}
-	var pkgs []string
-	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-		pkg, dir, _ := strings.Cut(l, " ")
-		if rel, err := filepath.Rel(root, dir); err == nil && !hasAnyPrefix(rel+"/", notLibrary) {
-			pkgs = append(pkgs, pkg)
-		}
-	}
-	out, err = goIn(ctx, root, append([]string{"list", "-deps", "-test", "-f", "{{with .Module}}{{.Path}}{{end}}"}, pkgs...)...)
-	if err != nil {
-		return nil, fmt.Errorf("go list -deps in %s: %w: %s", root, err, out)
-	}
-	mods := map[string]bool{}
-	for _, m := range strings.Fields(out) {
-		mods[m] = true
-	}
-	return mods, nil
-}
-
-// writeGoMod writes root's go.mod to dir with the direct requirements the
-// library needs (needed) only, the k8s.io staging modules at version: go mod
-// tidy then selects the rest as a consumer's build would, with that client-go.
-// A requirement only the other folders need (controller-runtime's, say) would
-// raise client-go to its own.
-func writeGoMod(root, dir, version string, needed map[string]bool) error {
-	f, err := os.Open(filepath.Join(root, "go.mod"))
-	if err != nil {
-		return err
-	}
-	defer func() { _ = f.Close() }()
-	var b strings.Builder
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		fields := strings.Fields(line)
-		switch {
-		case strings.Contains(line, "// indirect"):
-			continue
-		case len(fields) == 2 && isStaging(fields[0]):
-			line = "\t" + fields[0] + " " + version
-		case len(fields) == 2 && strings.HasPrefix(line, "\t") && !needed[fields[0]]:
-			continue
-		}
-		b.WriteString(line + "\n")
-	}
-	if err := sc.Err(); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "go.mod"), []byte(b.String()), 0o644)
-}
-
-func isStaging(module string) bool {
-	for _, m := range stagingModules {
-		if module == m {
-			return true
-		}
-	}
-	return false
-}
-
 func hasAnyPrefix(s string, prefixes []string) bool {
 	for _, p := range prefixes {
 		if strings.HasPrefix(s, p) {
@@ -221,6 +163,9 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 func goIn(ctx context.Context, dir string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir
+	// The copy is a module on its own: a go.work above it (o.Dir inside the
+	// checkout) must not join it to the workspace.
+	cmd.Env = append(os.Environ(), "GOWORK=off")
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }

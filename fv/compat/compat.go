@@ -22,8 +22,9 @@ type Options struct {
 	// Versions are the kube-apiserver releases to run the core specs against, one
 	// per minor, oldest first.
 	Versions []string
-	// ClientVersions are the k8s.io releases (client-go's v0.x.y) to try the
-	// library with, oldest first.
+	// ClientVersions are the k8s.io releases (client-go's v0.x.y) older than the
+	// library's go.mod's to try it with, oldest first, before its go.mod as it
+	// is: none should build, or the go.mod could require less.
 	ClientVersions []string
 	// Packages are the fv packages holding core specs, as go test names them.
 	Packages []string
@@ -38,11 +39,12 @@ type Options struct {
 }
 
 // DefaultOptions are make compat's: every minor from 1.31 to 1.37 at the newest
-// patch the module proxy serves, and client-go from v0.31.
+// patch the module proxy serves, and client-go v0.31 and v0.32 before the
+// library's go.mod's.
 func DefaultOptions() Options {
 	return Options{
 		Versions:       []string{"v1.31.14", "v1.32.13", "v1.33.13", "v1.34.4", "v1.35.4", "v1.36.3", "v1.37.2"},
-		ClientVersions: []string{"v0.31.14", "v0.32.13", "v0.33.13", "v0.34.4", "v0.35.4", "v0.36.3", "v0.37.2"},
+		ClientVersions: []string{"v0.31.14", "v0.32.13"},
 		Packages:       []string{"./fv", "./fv/liveness", "./fv/warmstart", "./fv/command"},
 		Lock:           "/tmp/kubesync-heavy.lock",
 		SpecTimeout:    30 * time.Minute,

@@ -188,7 +188,7 @@ func (r *Report) verdict() string {
 // clients renders the client-go section.
 func (r *Report) clients(b *strings.Builder) {
 	b.WriteString("\n## Oldest client-go\n\n")
-	b.WriteString("The library's packages (all but cmd, fv, tools and controlplane, the test control plane) in a temporary copy whose go.mod requires k8s.io/client-go, apimachinery, api and apiextensions-apiserver at the release below, its other requirements as a consumer's build selects them; tried oldest first until one builds, whose unit specs then run (`go test ./...`, without the race detector; the specs labelled `layout`, which check the whole module's layout against ARCHITECTURE.md, are left out, as the copy lacks the command, fv and the control plane).\n\n")
+	b.WriteString("The library's module (the root's go.mod; cmd, controlplane and fv are modules of their own) in a temporary copy outside the workspace, first with k8s.io/client-go, apimachinery, api and apiextensions-apiserver at each older release below (`go get`), then with its go.mod as it is (the last release tried); tried oldest first until one builds, whose unit specs then run (`go test ./...`, without the race detector; the specs labelled `layout`, which check the whole workspace's layout against ARCHITECTURE.md, are left out, as the copy lacks the command, fv and the control plane).\n\n")
 	b.WriteString("| k8s.io release | library builds | unit specs | took |\n|---|---|---|---:|\n")
 	oldest := ""
 	for _, c := range r.Clients {

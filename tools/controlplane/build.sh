@@ -7,6 +7,9 @@
 # built, otherwise etcd alone from this module.
 set -euo pipefail
 cd "$(dirname "$0")"
+# This module is kept out of the checkout's go.work: k8s.io/kubernetes pins
+# versions of the k8s.io modules that the workspace's would override.
+export GOWORK=off
 
 PINNED_K8S_VERSION=v1.37.2
 K8S_VERSION=${K8S_VERSION:-$PINNED_K8S_VERSION}
