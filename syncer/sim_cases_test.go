@@ -7,7 +7,8 @@ package syncer_test
 // changes written to the checkpoint before the consumer had them (12) and of two
 // types of one kind (13), with their fault schedules shrunk. Before its fix, each
 // broke the rule named as its defect (-sim.regressions=found; 1 to 7 at 4dc0611,
-// 12 and 13 at b55b93b); each runs clean now.
+// 12 and 13 at b55b93b, 12's second case, of two types of one kind, at
+// e17283e); each runs clean now.
 var simFixedCases = []simCase{
 	{defect: 1, rule: "checkpoint-ahead", seed: 9,
 		name:   "a Deleted lost for a selected type: the GET of a metadata-first relist outruns the watch's replay",
