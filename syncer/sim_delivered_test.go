@@ -22,10 +22,24 @@ import (
 // end, as the journal did before it held them until the relist completes.
 const simBreakRelistNotes = "a relist's notes handed on before it completes"
 
-// breakNotes is the broken-on-purpose variant: what noted keeps back of a
-// relist that holds its changes goes to the checkpoint at once.
+// simBreakHeldDeletes hands the checkpoint a type's Deleted the consumer was
+// not told at once, as the journal did before it held it back while the
+// consumer holds that type's revision alone (samekind_pin.go).
+const simBreakHeldDeletes = "a Deleted of one type of a kind written while the consumer holds its revision"
+
+// breakNotes is the broken-on-purpose variants: what noted keeps back of a
+// relist that holds its changes goes to the checkpoint at once; or the
+// Deleteds a journal holds back do.
 func (r *simRun) breakNotes(ts *typeState) {
 	w := r.life.s.warm
+	if r.o.broken == simBreakHeldDeletes && w != nil {
+		for _, j := range w.journals {
+			for id := range j.held {
+				w.cp.Delete(j.name, id)
+			}
+			clear(j.held)
+		}
+	}
 	if r.o.broken != simBreakRelistNotes || w == nil || !ts.holds() {
 		return
 	}

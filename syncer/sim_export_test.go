@@ -106,6 +106,7 @@ const (
 	SimBreakUnreachableSeen = simBreakUnreachableSeen
 	SimBreakRelistNotes     = simBreakRelistNotes
 	SimBreakSameKind        = simBreakSameKind
+	SimBreakHeldDeletes     = simBreakHeldDeletes
 )
 
 // shrinkSim drops the faults of a failing run one by one, keeping each drop

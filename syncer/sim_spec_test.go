@@ -88,6 +88,8 @@ var _ = Describe("The simulator", Label("sim"), func() {
 			"checkpoint-delivered"),
 		Entry("the types of one kind not merged", syncer.SimBreakSameKind,
 			"moved-object", "new-held", "deleted-unheld", "updated-unheld"),
+		Entry("a Deleted of one type of a kind written while the consumer holds its revision alone",
+			syncer.SimBreakHeldDeletes, "checkpoint-delivered"),
 	)
 })
 
