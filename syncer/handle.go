@@ -19,9 +19,12 @@ func (s *Syncer) handle(ctx context.Context, ev event) {
 	ts := s.types[ev.idx]
 	cmds := ts.step(ev, s.cfg.clock.Now())
 	if s.warm != nil {
-		s.warm.noted(ts)
+		s.warm.noted(ts, s.same)
 	}
 	s.exec(ctx, ts, cmds)
+	if s.warm != nil && s.same != nil {
+		s.warm.release(s.same) // samekind_pin.go
+	}
 }
 
 // step applies one watcher event, at now, to the type's state and returns the

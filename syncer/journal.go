@@ -42,6 +42,11 @@ type journal struct {
 	// rv is the revision the checkpoint holds for the type, as last noted; ""
 	// if none (the type must list after a restart).
 	rv string
+	// held: the Deleteds of objects, by id with their keys, that the consumer
+	// was not told while it holds this type's revision of a key alone
+	// (samekind_pin.go); the type's revision is not noted while there is one.
+	held map[string][]resources.Key
+	name string // the type's
 }
 
 // note is one change of a type's ledger: an object recorded or gone, or every
@@ -50,6 +55,7 @@ type note struct {
 	kind    noteKind
 	id, rev string
 	src     runtime.Object
+	keys    []resources.Key // a Deleted's
 }
 
 type noteKind uint8
@@ -65,7 +71,7 @@ const (
 func (s *Syncer) layWarmStart(cp Checkpoint) {
 	w := &warmStart{cp: cp, journals: make([]*journal, len(s.types))}
 	for i, ts := range s.types {
-		w.journals[i] = &journal{plainLedger: plainLedger{ts.ledger.shared()}}
+		w.journals[i] = &journal{plainLedger: plainLedger{ts.ledger.shared()}, name: ts.t.Name}
 		ts.ledger = w.journals[i]
 	}
 	s.warm = w
@@ -79,13 +85,14 @@ func (j *journal) put(o object, keys []resources.Key, epoch uint32) {
 // remove notes the deletion even of an object the ledger did not hold: the
 // checkpoint may have held it.
 func (j *journal) remove(id string) ledger.Forgotten {
-	j.note(note{kind: noteDelete, id: id})
-	return j.plainLedger.remove(id)
+	f := j.plainLedger.remove(id)
+	j.note(note{kind: noteDelete, id: id, keys: f.Keys})
+	return f
 }
 
 func (j *journal) sweep(epoch uint32, gone func(ledger.Forgotten)) {
 	j.plainLedger.sweep(epoch, func(f ledger.Forgotten) {
-		j.note(note{kind: noteDelete, id: f.ID})
+		j.note(note{kind: noteDelete, id: f.ID, keys: f.Keys})
 		gone(f)
 	})
 }
@@ -95,6 +102,7 @@ func (j *journal) clear(gone func(ledger.Forgotten)) {
 	clear(j.notes)
 	j.notes, j.told = j.notes[:0], 0
 	clear(j.at)
+	clear(j.held)
 	j.notes = append(j.notes, note{kind: noteClear})
 	j.plainLedger.clear(gone)
 }
@@ -108,6 +116,7 @@ func (j *journal) handedOn() {
 
 // note keeps n, in place of the object's earlier note while a relist holds.
 func (j *journal) note(n note) {
+	delete(j.held, n.id) // the object's later change replaces a Deleted held back
 	if i, ok := j.at[n.id]; ok {
 		j.notes[i] = n
 		return
@@ -128,7 +137,7 @@ func (j *journal) note(n note) {
 // the consumer is handed the batch (finishList), in order, then the revision.
 // A first list's notes go as its updates do, page by page; its revision waits
 // for its end, so a warm start lists it again.
-func (w *warmStart) noted(ts *typeState) {
+func (w *warmStart) noted(ts *typeState, sk *sameKind) {
 	j, name, holds := w.journals[ts.idx], ts.t.Name, ts.holds()
 	n := len(j.notes)
 	if holds {
@@ -139,17 +148,29 @@ func (w *warmStart) noted(ts *typeState) {
 		case noteRecord:
 			w.cp.Record(name, nt.id, nt.rev, nt.src)
 		case noteDelete:
-			w.cp.Delete(name, nt.id)
+			j.delete(w.cp, name, nt, sk.pinned(ts.idx, nt.keys))
 		case noteClear:
 			w.cp.Clear(name)
 			j.rv = ""
 		}
 	}
 	j.keep(n, holds)
-	if r := ts.watch(); r != nil && r.rv != j.rv {
+	if r := ts.watch(); r != nil && r.rv != j.rv && len(j.held) == 0 {
 		w.cp.Revision(name, r.rv)
 		j.rv = r.rv
 	}
+}
+
+// delete hands the checkpoint a Deleted, or holds it back while pinned.
+func (j *journal) delete(cp Checkpoint, name string, nt note, pinned bool) {
+	if !pinned {
+		cp.Delete(name, nt.id)
+		return
+	}
+	if j.held == nil {
+		j.held = map[string][]resources.Key{}
+	}
+	j.held[nt.id] = nt.keys
 }
 
 // keep drops the first n notes, handed to the checkpoint, and keeps the rest,

@@ -55,7 +55,8 @@ type sameKind struct {
 // consumer holds of it, or, held false, the revision it last saw before the
 // key's Deleted.
 type holders struct {
-	types []int // the indexes of the types that hold it, in the order they took it
+	types []int    // the indexes of the types that hold it, in the order they took it
+	revs  []string // the revision each of types holds, by position
 	held  bool
 	rev   string
 	uid   types.UID
@@ -120,7 +121,7 @@ func (sk *sameKind) one(idx int, u Update) (Update, bool) {
 		h = &holders{}
 		sk.keys[u.Key] = h
 	}
-	h.take(idx)
+	h.take(idx, u.Revision)
 	switch {
 	case h.held && !revisionAfter(u.Revision, h.rev):
 		return Update{}, false // the consumer holds this revision or a newer one
@@ -195,14 +196,16 @@ func (sk *sameKind) forget() {
 	sk.tombs = nil
 }
 
-// take records that the type at idx holds the key.
-func (h *holders) take(idx int) {
-	for _, t := range h.types {
+// take records that the type at idx holds the key at rev.
+func (h *holders) take(idx int, rev string) {
+	for i, t := range h.types {
 		if t == idx {
+			h.revs[i] = rev
 			return
 		}
 	}
 	h.types = append(h.types, idx)
+	h.revs = append(h.revs, rev)
 }
 
 // drop records that the type at idx no longer holds the key, and says whether
@@ -211,6 +214,7 @@ func (h *holders) drop(idx int) bool {
 	for i, t := range h.types {
 		if t == idx {
 			h.types = append(h.types[:i], h.types[i+1:]...)
+			h.revs = append(h.revs[:i], h.revs[i+1:]...)
 			return true
 		}
 	}

@@ -7,8 +7,8 @@ package syncer_test
 // changes written to the checkpoint before the consumer had them (12), of two
 // types of one kind (13), of outages (14 to 16) and of the liveness status (17,
 // 18: seeds of the variant that has it, live), with their fault schedules shrunk. Before its fix, each broke the rule named as its defect
-// (-sim.regressions=found; 1 to 7 at 4dc0611, 12 to 18 at b55b93b); each runs
-// clean now.
+// (-sim.regressions=found; 1 to 7 at 4dc0611, 12 to 18 at b55b93b, 12's second case, of two
+// types of one kind, at e17283e); each runs clean now.
 var simFixedCases = []simCase{
 	{defect: 1, rule: "checkpoint-ahead", seed: 9,
 		name:   "a Deleted lost for a selected type: the GET of a metadata-first relist outruns the watch's replay",
@@ -52,6 +52,9 @@ var simFixedCases = []simCase{
 	{defect: 12, rule: "checkpoint-delivered", seed: 1,
 		name:   "half a relist written: the relists after a cluster change hand their changes to the checkpoint before the consumer",
 		faults: "1899:watch-cut(target 523, 41 steps); 1994:cluster-changed(target 322, 21 steps)"},
+	{defect: 12, rule: "checkpoint-delivered", seed: 1,
+		name:   "a type's Deleted of a pod the other type's stream, behind, still holds is written although the consumer keeps the type's revision: a warm start resumes the older one",
+		faults: "113:slow-consumer(target 461, 39 steps); 293:watch-cut(target 654, 49 steps); 582:continue-at-newer-revision(target 956, 22 steps); 596:watch-cut(target 832, 51 steps); 648:watch-410(target 724, 20 steps); 662:slow-consumer(target 869, 24 steps); 821:crd-removed(target 759, 10 steps); 943:watch-cut(target 540, 21 steps); 1082:restart(target 633, 11 steps); 1117:forbidden(target 441, 12 steps); 1361:identity-unknown(target 1023, 29 steps); 1399:apiserver-restart(target 0, 52 steps); 1399:write-burst(target 208, 19 steps); 1447:restart(target 355, 46 steps); 1449:watch-410(target 201, 8 steps); 1485:torn-write(target 667, 42 steps); 1672:unreachable(target 325, 38 steps); 1874:silent-connection(target 479, 15 steps); 1899:watch-cut(target 523, 41 steps); 1994:cluster-changed(target 322, 21 steps); 2079:watch-cut(target 528, 34 steps)"},
 	{defect: 13, rule: "new-held", seed: 2,
 		name:   "a pod relabeled from one type of kind Pod to the other (WithName) arrives as New of a key the consumer holds, then Deleted",
 		faults: ""},

@@ -112,6 +112,7 @@ const (
 	SimBreakOutageCounts     = simBreakOutageCounts
 	SimBreakNoWakeUp         = simBreakNoWakeUp
 	SimBreakLivenessPushBack = simBreakLivenessPushBack
+	SimBreakHeldDeletes      = simBreakHeldDeletes
 )
 
 // More rules a run can break on purpose (sim_breaks_test.go).

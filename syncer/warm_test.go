@@ -59,7 +59,7 @@ var _ = Describe("The warm start's layer", func() {
 		ts, noted := st.s.types[0], len(cp.notes())
 		cmds := ts.step(event{kind: evApply, idx: 0, gen: ts.run.n, rv: "6", objs: []object{obj(ts.t, "y", "6")}}, st.s.cfg.clock.Now())
 		Expect(cp.notes()).To(HaveLen(noted), "the step noted to the checkpoint itself")
-		st.s.warm.noted(ts)
+		st.s.warm.noted(ts, st.s.same)
 		st.s.exec(st.ctx, ts, cmds)
 		Expect(cp.notes()[noted:]).To(Equal([]string{"Record apps y 6", "Revision apps 6"}))
 	})

@@ -1,0 +1,58 @@
+package syncer
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/kubesync/kubesync/resources"
+)
+
+// The checkpoint of two types of one kind holds what the consumer was told:
+// a type's Deleted that the consumer was not told, while it holds that type's
+// revision and the other type's stream is behind, stays out of the checkpoint,
+// and so does the type's revision, until the consumer is told what replaces it.
+var _ = Describe("The checkpoint of types of one kind", func() {
+	xpods := resources.Pods.WithSelectors("app=x", "")
+	ypods := resources.Pods.WithName("ypods").WithSelectors("app=y", "")
+	key := resources.Key{Kind: "Pod", Namespace: "ns", Name: "p"}
+	pod := func(rev string) object {
+		return object{ID: "ns/p", Rev: rev, UID: "u1",
+			KVs: []resources.KVPair{{Key: key, Revision: rev, UID: "u1"}}}
+	}
+	apply := func(rev string) event { return event{kind: evApply, objs: []object{pod(rev)}, rv: rev} }
+	del := func(rev string) event { return event{kind: evDelete, objs: []object{pod(rev)}, rv: rev} }
+
+	It("holds back a Deleted the consumer was not told while it holds the deleting type's revision alone", func() {
+		cp := &countingCheckpoint{}
+		st := newStepper([]resources.Type{xpods, ypods})
+		st.s.ckpt = &checkpointState{cp: cp}
+		st.start()
+		st.listed(0, "5")
+		st.listed(1, "5", pod("5"))
+		st.play(0, apply("6")) // relabeled to x at 6; ypods' stream is behind, still at 5
+		st.play(0, del("7"))   // relabeled back to y at 7
+		Expect(held(st.calls)).To(HaveKeyWithValue(key, "6"), "ypods still holds it, behind")
+		Expect(cp.notes()).To(ContainElement("Record pods ns/p 6"))
+		Expect(cp.notes()).NotTo(ContainElement("Delete pods ns/p"),
+			"a warm start would resume ypods' revision 5, which the consumer does not hold")
+		Expect(cp.notes()).NotTo(ContainElement("Revision pods 7"), "a warm start replays the Deleted")
+
+		st.play(1, del("6")) // ypods' stream catches up: the consumer is told Deleted
+		Expect(held(st.calls)).NotTo(HaveKey(key))
+		Expect(cp.notes()).To(ContainElement("Delete pods ns/p"), "handed on with the Deleted the consumer was told")
+		st.play(0, event{kind: evBookmark, rv: "8"})
+		Expect(cp.notes()).To(ContainElement("Revision pods 8"))
+	})
+
+	It("hands a type's Deleted on at once when the other type holds what the consumer holds", func() {
+		cp := &countingCheckpoint{}
+		st := newStepper([]resources.Type{xpods, ypods})
+		st.s.ckpt = &checkpointState{cp: cp}
+		st.start()
+		st.listed(0, "5", pod("5"))
+		st.listed(1, "5", pod("5"))
+		st.play(0, del("6"))
+		Expect(held(st.calls)).To(HaveKeyWithValue(key, "5"))
+		Expect(cp.notes()).To(ContainElements("Delete pods ns/p", "Revision pods 6"))
+	})
+})
