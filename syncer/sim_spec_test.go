@@ -24,7 +24,7 @@ const (
 // simOpenDefects are the defects the simulator found that are not fixed yet
 // (simOpenCases): a suite seed that breaks a rule as one of them is reported,
 // not failed. A breach of any other kind fails.
-var simOpenDefects = []int{}
+var simOpenDefects = []int{19}
 
 var simRegressions = flag.String("sim.regressions", "",
 	`the simulator's open cases: "" pending; "found": each breaks its rule as its defect; "fixed": each runs clean`)
@@ -109,7 +109,7 @@ var _ = Describe("The simulator", Label("sim"), func() {
 			"stream-fails"),
 		Entry("a watch re-opened after every event it brings", syncer.SimBreakWatchChurn, "request-bound"),
 		Entry("the Store fed without its Deleted", syncer.SimBreakStoreDrop, "store"),
-		Entry("an Updated delivered at its revision less one", syncer.SimBreakRevisionOffByOne, "converge"),
+		Entry("an Updated delivered at its revision less one", syncer.SimBreakRevisionOffByOne, "converge", "checkpoint-delivered"),
 		Entry("the loop's timer of Unreachable never firing", syncer.SimBreakUnreachableLate, "unreachable-late"),
 		Entry("a steady type's failures to reach the apiserver handed on as expired revisions", syncer.SimBreakOutageCounts,
 			"outage-relist"),
@@ -125,6 +125,10 @@ var _ = Describe("Defects the simulator found", Label("sim", "sim-regression"), 
 		rule, defect, violation := syncer.RunSimCase(c.seed, simSuiteSteps, c.faults, c.live)
 		if expectFound {
 			Expect([]any{rule, defect}).To(Equal([]any{c.rule, c.defect}), violation)
+			return
+		}
+		if slices.Contains(simOpenDefects, defect) {
+			fmt.Fprintf(GinkgoWriter, "breaks %s as open defect %d: %s\n", rule, defect, violation)
 			return
 		}
 		Expect(violation).To(BeEmpty())

@@ -221,7 +221,8 @@ func describe(ev event) string {
 // (sim_outage_test.go): 14: Unreachable reported a progress deadline late, at
 // the next error; 15: failures to reach the apiserver counted toward a relist;
 // 16: parked types not woken when it answered again.
-// 17 and 18, the liveness status's (classifyLiveness).
+// 17 and 18, the liveness status's (classifyLiveness); 19 (open): the
+// checkpoint of two types of one kind holds a key the consumer was not told.
 func (r *simRun) classify(rule simRule, msg string) int {
 	l := r.life
 	switch rule {
@@ -240,6 +241,9 @@ func (r *simRun) classify(rule simRule, msg string) int {
 	case ruleInSyncEarly:
 		return 11
 	case ruleCheckpointTold:
+		if r.classifySameKind(msg) != 0 && strings.Contains(msg, "which the consumer was not told") {
+			return 19
+		}
 		return 12
 	case ruleResumedUnwhole:
 		return 6
