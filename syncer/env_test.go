@@ -91,6 +91,19 @@ func (e *env) waitInSync() {
 	Eventually(e.rec.last).Should(Equal(syncer.InSync))
 }
 
+// startWatching gives every type one object, starts the syncer and waits until
+// it is in sync and every type watches.
+func (e *env) startWatching() {
+	for _, t := range e.types {
+		e.api[t.Name].Set("1")
+	}
+	e.start()
+	e.waitInSync()
+	for _, t := range e.types {
+		e.waitWatching(t.Name)
+	}
+}
+
 // waitWatching waits until type n has an open watch.
 func (e *env) waitWatching(n string) {
 	Eventually(e.api[n].OpenWatches).Should(Equal(1))

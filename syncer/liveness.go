@@ -153,12 +153,7 @@ func (s *Syncer) liveNext(now time.Time) time.Time {
 // the loop then reports the aggregate.
 func (s *Syncer) liveFired(ctx context.Context) {
 	s.liveness.armed = false
-	now := s.cfg.clock.Now()
-	for _, ts := range s.types {
-		var out commands
-		ts.observe(now, &out)
-		s.exec(ctx, ts, out)
-	}
+	s.retell(ctx) // unreachable.go
 }
 
 // throughResync: with Timing.LivenessStatus, the way from WaitForDatastore back

@@ -66,12 +66,7 @@ var _ = Describe("The liveness status (Timing.LivenessStatus)", func() {
 		clock = newParkingClock()
 		e = newEnv([]string{"a", "b"}, syncer.WithClock(clock), syncer.WithTiming(syncer.Timing{LivenessStatus: after}),
 			syncer.WithTiming(syncer.Timing{WatchProgressTimeout: time.Hour})) // a silent watch stays open: this spec is about the status
-		e.api["a"].Set("1")
-		e.api["b"].Set("1")
-		e.start()
-		e.waitInSync()
-		e.waitWatching("a")
-		e.waitWatching("b")
+		e.startWatching()
 	})
 	AfterEach(func() { e.shutdown() })
 
@@ -164,12 +159,7 @@ var _ = Describe("The liveness status while the loop pushes back", func() {
 		e := newEnv([]string{"a", "b"}, syncer.WithClock(clock), syncer.WithMaxQueued(2),
 			syncer.WithTiming(syncer.Timing{LivenessStatus: after, WatchProgressTimeout: time.Hour}))
 		defer e.shutdown()
-		e.api["a"].Set("1")
-		e.api["b"].Set("1")
-		e.start()
-		e.waitInSync()
-		e.waitWatching("a")
-		e.waitWatching("b")
+		e.startWatching()
 
 		release := e.busy()
 		mark := e.rec.mark()

@@ -112,12 +112,7 @@ var _ = Describe("Deadlines under back-pressure", func() {
 		e := newEnv([]string{"a", "b"}, syncer.WithClock(clock), syncer.WithInitialList(syncer.Auto),
 			syncer.WithMaxQueued(1), syncer.WithTiming(syncer.Timing{InitialEventsTimeout: 10 * time.Second, WatchProgressTimeout: time.Hour}), syncer.WithObserver(seen))
 		defer e.shutdown()
-		e.api["a"].Set("1")
-		e.api["b"].Set("1")
-		e.start()
-		e.waitInSync()
-		e.waitWatching("a")
-		e.waitWatching("b")
+		e.startWatching()
 		before := e.counts("b")
 
 		gate := make(chan struct{})

@@ -124,12 +124,7 @@ var _ = Describe("An apiserver that cannot be reached", func() {
 		clock := newParkingClock()
 		e := newEnv([]string{"a", "b"}, syncer.WithClock(clock), syncer.WithTiming(syncer.Timing{Backoff: rateBackoff}))
 		defer e.shutdown()
-		e.api["a"].Set("1")
-		e.api["b"].Set("1")
-		e.start()
-		e.waitInSync()
-		e.waitWatching("a")
-		e.waitWatching("b")
+		e.startWatching()
 
 		// a fails long enough that its backoff reaches steps of seconds; b
 		// fails once, so that its next retry comes soon.

@@ -12,15 +12,9 @@ import (
 // revision and the other type's stream is behind, stays out of the checkpoint,
 // and so does the type's revision, until the consumer is told what replaces it.
 var _ = Describe("The checkpoint of types of one kind", func() {
-	xpods := resources.Pods.WithSelectors("app=x", "")
-	ypods := resources.Pods.WithName("ypods").WithSelectors("app=y", "")
-	key := resources.Key{Kind: "Pod", Namespace: "ns", Name: "p"}
-	pod := func(rev string) object {
-		return object{ID: "ns/p", Rev: rev, UID: "u1",
-			KVs: []resources.KVPair{{Key: key, Revision: rev, UID: "u1"}}}
-	}
-	apply := func(rev string) event { return event{kind: evApply, objs: []object{pod(rev)}, rv: rev} }
-	del := func(rev string) event { return event{kind: evDelete, objs: []object{pod(rev)}, rv: rev} }
+	f := newOnePod()
+	xpods, ypods, key := f.x, f.y, f.key
+	pod, apply, del := f.object, f.apply, f.del
 
 	It("holds back a Deleted the consumer was not told while it holds the deleting type's revision alone", func() {
 		cp := &countingCheckpoint{}

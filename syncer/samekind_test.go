@@ -18,15 +18,9 @@ import (
 // their keys: the consumer must get one key, one object, whichever type's
 // stream tells first.
 var _ = Describe("Types of one kind", func() {
-	xpods := resources.Pods.WithSelectors("app=x", "")
-	ypods := resources.Pods.WithName("ypods").WithSelectors("app=y", "")
-	key := resources.Key{Kind: "Pod", Namespace: "ns", Name: "p"}
-	pod := func(rev string) object {
-		return object{ID: "ns/p", Rev: rev, UID: "u1",
-			KVs: []resources.KVPair{{Key: key, Revision: rev, UID: "u1"}}}
-	}
-	apply := func(rev string) event { return event{kind: evApply, objs: []object{pod(rev)}, rv: rev} }
-	del := func(rev string) event { return event{kind: evDelete, objs: []object{pod(rev)}, rv: rev} }
+	f := newOnePod()
+	xpods, ypods, key := f.x, f.y, f.key
+	pod, apply, del := f.object, f.apply, f.del
 	gone := apierrors.NewResourceExpired("too old")
 
 	var st *stepper
@@ -208,3 +202,28 @@ type keysObserver struct {
 }
 
 func (o *keysObserver) Keys(t string, n int) { o.keys[t] = n }
+
+// onePod is the fixture of the specs of types of one kind: two types of pods
+// made from one resource, app=x and app=y (WithName), and one pod's events.
+type onePod struct {
+	x, y resources.Type
+	key  resources.Key
+}
+
+func newOnePod() onePod {
+	return onePod{x: resources.Pods.WithSelectors("app=x", ""),
+		y:   resources.Pods.WithName("ypods").WithSelectors("app=y", ""),
+		key: resources.Key{Kind: "Pod", Namespace: "ns", Name: "p"}}
+}
+
+func (f onePod) object(rev string) object {
+	return object{ID: "ns/p", Rev: rev, UID: "u1", KVs: []resources.KVPair{{Key: f.key, Revision: rev, UID: "u1"}}}
+}
+
+func (f onePod) apply(rev string) event {
+	return event{kind: evApply, objs: []object{f.object(rev)}, rv: rev}
+}
+
+func (f onePod) del(rev string) event {
+	return event{kind: evDelete, objs: []object{f.object(rev)}, rv: rev}
+}

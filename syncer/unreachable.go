@@ -127,6 +127,14 @@ func (s *Syncer) unreachableDue() <-chan struct{} {
 // since.
 func (s *Syncer) unreachableFired(ctx context.Context) {
 	s.unreachable.armed = false
+	s.retell(ctx)
+}
+
+// retell is what a timer of the loop does once it fired (unreachableFired,
+// liveFired): each type is told again as of now, its Unreachable reported if
+// due and its status observed, as a step would; a type with nothing due
+// changes nothing.
+func (s *Syncer) retell(ctx context.Context) {
 	now := s.cfg.clock.Now()
 	for _, ts := range s.types {
 		var out commands
