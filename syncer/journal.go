@@ -116,7 +116,6 @@ func (j *journal) handedOn() {
 
 // note keeps n, in place of the object's earlier note while a relist holds.
 func (j *journal) note(n note) {
-	delete(j.held, n.id) // the object's later change replaces a Deleted held back
 	if i, ok := j.at[n.id]; ok {
 		j.notes[i] = n
 		return
@@ -147,6 +146,10 @@ func (w *warmStart) noted(ts *typeState, sk *sameKind) {
 		switch nt.kind {
 		case noteRecord:
 			w.cp.Record(name, nt.id, nt.rev, nt.src)
+			// The object's later change replaces a Deleted held back, once
+			// it reaches the file: a relist holding it leaves the Deleted
+			// held until then, or the file keeps the revision before both.
+			delete(j.held, nt.id)
 		case noteDelete:
 			j.delete(w.cp, name, nt, sk.pinned(ts.idx, nt.keys))
 		case noteClear:

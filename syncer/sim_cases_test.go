@@ -6,9 +6,10 @@ package syncer_test
 // a cluster change (10), of a refused type's status (11), of a relist's
 // changes written to the checkpoint before the consumer had them (12), of two
 // types of one kind (13), of outages (14 to 16) and of the liveness status (17,
-// 18: seeds of the variant that has it, live), with their fault schedules shrunk. Before its fix, each broke the rule named as its defect
+// 18: seeds of the variant that has it, live), of a Deleted held back for two
+// types of one kind (19), with their fault schedules shrunk. Before its fix, each broke the rule named as its defect
 // (-sim.regressions=found; 1 to 7 at 4dc0611, 12 to 18 at b55b93b, 12's second case, of two
-// types of one kind, at e17283e); each runs clean now.
+// types of one kind, at e17283e; 19 at 8170673); each runs clean now.
 var simFixedCases = []simCase{
 	{defect: 1, rule: "checkpoint-ahead", seed: 9,
 		name:   "a Deleted lost for a selected type: the GET of a metadata-first relist outruns the watch's replay",
@@ -82,6 +83,9 @@ var simFixedCases = []simCase{
 	{defect: 18, rule: "liveness", seed: 11, live: true,
 		name:   "a resumed type that has not caught up reads WaitForDatastore once silent, although it stays ResyncInProgress until caught up",
 		faults: "183:compact(target 1005, 36 steps); 213:kill(target 474, 39 steps); 251:slow-get(target 90, 49 steps)"},
+	{defect: 19, rule: "checkpoint-delivered", seed: 139,
+		name:   "a relist's later change of a pod drops the Deleted held back before it reaches the file: the consumer is told Deleted, the file keeps the pod",
+		faults: "33:stream-cut-before-end(target 182, 55 steps); 64:no-bookmarks(target 48, 39 steps); 69:compact(target 259, 35 steps); 82:apiserver-restart(target 569, 63 steps); 225:stalled-server(target 432, 32 steps); 455:watch-cut(target 506, 40 steps); 458:watch-cut(target 435, 55 steps); 557:consistent-read-504/429(target 543, 46 steps); 584:stalled-server(target 829, 16 steps); 691:kill(target 123, 55 steps); 753:stream-cut-before-end(target 131, 12 steps)"},
 }
 
 // simOpenCases are seeds that find defects beyond those, not fixed yet: each
