@@ -121,8 +121,10 @@ func (sk *sameKind) one(idx int, u Update) (Update, bool) {
 		h = &holders{}
 		sk.keys[u.Key] = h
 	}
-	h.take(idx, u.Revision)
+	prev, had := h.take(idx, u.Revision)
 	switch {
+	case h.held && had && prev == h.rev && revisionAfter(prev, u.Revision) && !h.holdsAfter(u.Revision):
+		u.UpdateType = KVUpdated // the type went back to another history (holdsAfter)
 	case h.held && !revisionAfter(u.Revision, h.rev):
 		return Update{}, false // the consumer holds this revision or a newer one
 	case h.held:
@@ -196,16 +198,36 @@ func (sk *sameKind) forget() {
 	sk.tombs = nil
 }
 
-// take records that the type at idx holds the key at rev.
-func (h *holders) take(idx int, rev string) {
+// take records that the type at idx holds the key at rev, and returns the
+// revision it held before, if it held one.
+func (h *holders) take(idx int, rev string) (prev string, had bool) {
 	for i, t := range h.types {
 		if t == idx {
-			h.revs[i] = rev
-			return
+			prev, h.revs[i] = h.revs[i], rev
+			return prev, true
 		}
 	}
 	h.types = append(h.types, idx)
 	h.revs = append(h.revs, rev)
+	return "", false
+}
+
+// holdsAfter says whether a type holds the key at a revision later than rev.
+//
+// One type's revisions of a key never go back in one history: its stream
+// moves forward, and its relist is a consistent read at or after what it
+// held. A type that held the consumer's revision and now brings an older one
+// was answered from another history (a cluster changed or restored before its
+// identity could be read), and the consumer's revision is then held by no
+// type: the consumer is told the type's value, unless another type
+// holds a later one, whose stream tells it.
+func (h *holders) holdsAfter(rev string) bool {
+	for _, r := range h.revs {
+		if revisionAfter(r, rev) {
+			return true
+		}
+	}
+	return false
 }
 
 // drop records that the type at idx no longer holds the key, and says whether

@@ -83,6 +83,19 @@ var _ = Describe("Types of one kind", func() {
 		Expect(contract(st.calls)).To(Equal([]string{"New ns/p@7", "Deleted ns/p@8", "New ns/p@9"}))
 	})
 
+	It("tells a type's older revision from another history when no type holds the consumer's any more", func() {
+		both(true, false)
+		st.play(0, apply("10"))
+		Expect(held(st.calls)).To(HaveKeyWithValue(key, "10"))
+		// Answered from another cluster's history (its identity not yet
+		// read): the relist's consistent list has the pod at 3, another UID.
+		other := pod("3")
+		other.UID, other.KVs[0].UID = "u2", "u2"
+		st.play(0, event{kind: evError, rv: "10", err: gone})
+		st.play(0, event{kind: evInitStart}, event{kind: evInitApply, objs: []object{other}}, event{kind: evInitDone, rv: "12"})
+		Expect(held(st.calls)).To(HaveKeyWithValue(key, "3"), "no type holds revision 10 now")
+	})
+
 	It("keeps each type's own key count for the Observer", func() {
 		obs := &keysObserver{keys: map[string]int{}}
 		st = newStepper([]resources.Type{xpods, ypods}, WithObserver(obs))

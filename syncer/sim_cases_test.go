@@ -86,6 +86,9 @@ var simFixedCases = []simCase{
 	{defect: 19, rule: "checkpoint-delivered", seed: 139,
 		name:   "a relist's later change of a pod drops the Deleted held back before it reaches the file: the consumer is told Deleted, the file keeps the pod",
 		faults: "33:stream-cut-before-end(target 182, 55 steps); 64:no-bookmarks(target 48, 39 steps); 69:compact(target 259, 35 steps); 82:apiserver-restart(target 569, 63 steps); 225:stalled-server(target 432, 32 steps); 455:watch-cut(target 506, 40 steps); 458:watch-cut(target 435, 55 steps); 557:consistent-read-504/429(target 543, 46 steps); 584:stalled-server(target 829, 16 steps); 691:kill(target 123, 55 steps); 753:stream-cut-before-end(target 131, 12 steps)"},
+	{defect: 19, rule: "checkpoint-delivered", seed: 4076, live: true,
+		name:   "a relist answered from another cluster, its identity unread, brings a pod at an older revision: the consumer keeps a revision no type holds",
+		faults: "23:restart(target 563, 60 steps); 143:silent-connection(target 485, 16 steps); 245:stream-cut-before-end(target 900, 44 steps); 288:apiserver-restart(target 107, 34 steps); 329:identity-unknown(target 675, 62 steps); 340:relist(target 988, 45 steps); 406:forbidden(target 354, 45 steps); 417:cluster-changed(target 408, 36 steps); 430:write-burst(target 479, 52 steps); 458:slow-consumer(target 602, 36 steps)"},
 }
 
 // simOpenCases are seeds that find defects beyond those, not fixed yet: each

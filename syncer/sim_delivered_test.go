@@ -93,6 +93,9 @@ func (r *simRun) checkDelivered() {
 // consumer's.
 func (r *simRun) resumedOf(kin []resources.Type, told map[resources.Key]simKV) (have, want map[resources.Key]simKV, ok bool) {
 	have, want = map[resources.Key]simKV{}, map[resources.Key]simKV{}
+	if len(kin) > 1 && !r.anyRevision(kin) {
+		return have, want, true // a warm start resumes none of them: each lists cold
+	}
 	for k, kv := range told {
 		if k.Kind == kin[0].Kind {
 			want[k] = kv
@@ -124,6 +127,11 @@ func (r *simRun) coldType(kin []resources.Type, t resources.Type) bool {
 	if ft := r.file.types[t.Name]; ft != nil && ft.rev != "" {
 		return false
 	}
+	return r.anyRevision(kin)
+}
+
+// anyRevision: the file holds a revision for a type of kin.
+func (r *simRun) anyRevision(kin []resources.Type) bool {
 	for _, k := range kin {
 		if ft := r.file.types[k.Name]; ft != nil && ft.rev != "" {
 			return true

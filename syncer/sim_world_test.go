@@ -2,6 +2,7 @@ package syncer
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -221,8 +222,9 @@ func describe(ev event) string {
 // (sim_outage_test.go): 14: Unreachable reported a progress deadline late, at
 // the next error; 15: failures to reach the apiserver counted toward a relist;
 // 16: parked types not woken when it answered again.
-// 17 and 18, the liveness status's (classifyLiveness); 19 (open): the
-// checkpoint of two types of one kind differs from what the consumer was told.
+// 17 and 18, the liveness status's (classifyLiveness); 19: the checkpoint of
+// two types of one kind differs from what the consumer was told; 20 (open):
+// so, where two clusters' objects meet (twoClusters).
 func (r *simRun) classify(rule simRule, msg string) int {
 	l := r.life
 	switch rule {
@@ -241,10 +243,13 @@ func (r *simRun) classify(rule simRule, msg string) int {
 	case ruleInSyncEarly:
 		return 11
 	case ruleCheckpointTold:
-		if r.classifySameKind(msg) != 0 {
-			return 19
+		switch {
+		case r.classifySameKind(msg) == 0:
+			return 12
+		case twoClusters(msg):
+			return 20
 		}
-		return 12
+		return 19
 	case ruleResumedUnwhole:
 		return 6
 	case rulePagedForGood:
@@ -300,4 +305,17 @@ func (r *simRun) classifyState(l *simLife, rule simRule, msg string) int {
 		return 4
 	}
 	return 0
+}
+
+// clusterOfUID finds the cluster part of the simulator's UIDs in a message.
+var clusterOfUID = regexp.MustCompile(`UID:([0-9a-f]{8})-`)
+
+// twoClusters: the message names objects of two clusters (the simulator's UIDs
+// begin with their cluster's).
+func twoClusters(msg string) bool {
+	seen := map[string]bool{}
+	for _, m := range clusterOfUID.FindAllStringSubmatch(msg, -1) {
+		seen[m[1]] = true
+	}
+	return len(seen) > 1
 }
