@@ -210,7 +210,9 @@ func (s *Syncer) confirmIdentity(ctx context.Context, id identified) {
 		return
 	}
 	s.cfg.log.Warn("The checkpoint belongs to another cluster; relisting every type")
-	s.same.forget()
+	if ups := s.same.forget(); len(ups) > 0 {
+		s.enqueueUpdates(ups)
+	}
 	for _, ts := range s.types {
 		s.exec(ctx, ts, forceList(ts))
 	}

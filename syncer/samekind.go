@@ -2,7 +2,9 @@ package syncer
 
 import (
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -42,6 +44,12 @@ import (
 // confirmed its revision (sameKind.reach); a missing type, whose next read
 // is a consistent list, does not hold it back.
 //
+// Revisions of one history only compare: after a cluster change whose identity
+// could not be read at once, a type may bring an older revision of the new
+// cluster (told if no type holds a later one: holders.holdsAfter), and values
+// untold as older are kept while their type holds them, to be told once the
+// other cluster's value loses its last holder (holders.tellUntold).
+//
 // Types whose Kind no other type has are not translated and pay nothing. Each
 // type's ledger, Observer.Keys and checkpoint stay per type.
 type sameKind struct {
@@ -60,6 +68,9 @@ type holders struct {
 	held  bool
 	rev   string
 	uid   types.UID
+	// untold: by type index, a value a type holds that the consumer was not
+	// told, holding a later revision (tellUntold); nil if none.
+	untold map[int]Update
 }
 
 // tomb is a key the consumer was told Deleted at rev.
@@ -106,36 +117,100 @@ func (sk *sameKind) translate(idx int, ups []Update) []Update {
 func (sk *sameKind) one(idx int, u Update) (Update, bool) {
 	h := sk.keys[u.Key]
 	if u.UpdateType == KVDeleted {
-		if h == nil || !h.drop(idx) || len(h.types) > 0 {
-			return Update{}, false // not held, or still held by another type
-		}
-		if !h.held {
-			sk.bury(u.Key, h, h.rev) // a lagging type's stale copy, now gone too
-			return Update{}, false
-		}
-		u.UID = h.uid // what the consumer holds, whichever type delivered it
-		sk.bury(u.Key, h, u.Revision)
-		return u, true
+		return sk.deleted(idx, u, h)
 	}
 	if h == nil {
 		h = &holders{}
 		sk.keys[u.Key] = h
 	}
 	prev, had := h.take(idx, u.Revision)
+	delete(h.untold, idx)
 	switch {
 	case h.held && had && prev == h.rev && revisionAfter(prev, u.Revision) && !h.holdsAfter(u.Revision):
 		u.UpdateType = KVUpdated // the type went back to another history (holdsAfter)
 	case h.held && !revisionAfter(u.Revision, h.rev):
+		h.keepUntold(idx, u)
 		return Update{}, false // the consumer holds this revision or a newer one
 	case h.held:
 		u.UpdateType = KVUpdated
 	case h.rev != "" && revisionAfter(h.rev, u.Revision):
+		h.keepUntold(idx, u)
 		return Update{}, false // older than the Deleted the consumer was told
 	default:
 		u.UpdateType = KVNew
 	}
 	h.held, h.rev, h.uid = true, u.Revision, u.UID
 	return u, true
+}
+
+// deleted translates the type at idx's Deleted of a key h holds.
+func (sk *sameKind) deleted(idx int, u Update, h *holders) (Update, bool) {
+	if h == nil {
+		return Update{}, false // not held
+	}
+	prev, had := h.drop(idx)
+	if !had {
+		return Update{}, false
+	}
+	delete(h.untold, idx)
+	if len(h.types) > 0 {
+		return h.tellUntold() // still held by another type
+	}
+	if !h.held {
+		sk.bury(u.Key, h, h.rev) // a lagging type's stale copy, now gone too
+		return Update{}, false
+	}
+	u.UID = h.uid // what the consumer holds, whichever type delivered it
+	if revisionAfter(prev, h.rev) {
+		// In one history no type holds a revision later than the consumer's:
+		// this one is another cluster's, which buries nothing of this one.
+		delete(sk.keys, u.Key)
+		return u, true
+	}
+	sk.bury(u.Key, h, u.Revision)
+	return u, true
+}
+
+// keepUntold keeps the value of the type at idx that the consumer was not
+// told because it holds a newer revision, unless it holds that very one.
+func (h *holders) keepUntold(idx int, u Update) {
+	if u.Revision == h.rev && u.UID == h.uid {
+		return
+	}
+	if h.untold == nil {
+		h.untold = map[int]Update{}
+	}
+	h.untold[idx] = u
+}
+
+// tellUntold: after a cluster change (sameKind.forget), the consumer holds
+// another cluster's object, and a type that let the key go may have been the
+// last to hold it. A type that still holds the key may hold this cluster's
+// object, untold because the other cluster's revision was higher, and its
+// ledger will not bring it again: the consumer is told the newest such value.
+// In one history nothing is told here: each type's stream brings its own.
+func (h *holders) tellUntold() (Update, bool) {
+	if !h.held || h.rev != "" {
+		return Update{}, false
+	}
+	u, ok := h.newestUntold()
+	if ok {
+		u.UpdateType = KVUpdated
+		h.uid = u.UID // its revision too may be the other cluster's: still forgotten
+	}
+	return u, ok
+}
+
+// newestUntold takes the newest value untold, if any.
+func (h *holders) newestUntold() (Update, bool) {
+	var newest Update
+	for _, t := range h.types { // in the order they took the key: one answer per seed
+		if v, ok := h.untold[t]; ok && (newest.Revision == "" || revisionAfter(v.Revision, newest.Revision)) {
+			newest = v
+		}
+	}
+	clear(h.untold)
+	return newest, newest.Revision != ""
 }
 
 // bury makes the key, which no type holds now, a tombstone at the later of
@@ -182,20 +257,33 @@ func (sk *sameKind) reach(idx int, rv uint64) {
 
 // forget: the consumer's revisions are another cluster's, which cannot be
 // compared with this one's; the types relist (Syncer.confirmIdentity), and
-// their next revision of each key counts as newer.
-func (sk *sameKind) forget() {
+// their next revision of each key counts as newer. A key the consumer was told
+// Deleted that a type holds, untold as older than the tombstone, is told New
+// now, as forget returns: the type's relist compares with its ledger, which
+// would not bring it again.
+func (sk *sameKind) forget() []Update {
 	if sk == nil {
-		return
+		return nil
 	}
+	var told []Update
 	for k, h := range sk.keys {
-		if !h.held {
+		if h.held {
+			h.rev = ""
+			continue
+		}
+		u, ok := h.newestUntold()
+		if !ok {
 			delete(sk.keys, k)
 			continue
 		}
-		h.rev = ""
+		u.UpdateType = KVNew
+		h.held, h.rev, h.uid = true, "", u.UID
+		told = append(told, u)
 	}
 	clear(sk.tombs)
 	sk.tombs = nil
+	slices.SortFunc(told, func(a, b Update) int { return strings.Compare(a.Key.String(), b.Key.String()) })
+	return told
 }
 
 // take records that the type at idx holds the key at rev, and returns the
@@ -230,17 +318,18 @@ func (h *holders) holdsAfter(rev string) bool {
 	return false
 }
 
-// drop records that the type at idx no longer holds the key, and says whether
-// it did.
-func (h *holders) drop(idx int) bool {
+// drop records that the type at idx no longer holds the key, and returns the
+// revision it held, if it did.
+func (h *holders) drop(idx int) (string, bool) {
 	for i, t := range h.types {
 		if t == idx {
+			rev := h.revs[i]
 			h.types = append(h.types[:i], h.types[i+1:]...)
 			h.revs = append(h.revs[:i], h.revs[i+1:]...)
-			return true
+			return rev, true
 		}
 	}
-	return false
+	return "", false
 }
 
 // revisionAfter says whether rv is a later revision than held. Integer

@@ -96,6 +96,42 @@ var _ = Describe("Types of one kind", func() {
 		Expect(held(st.calls)).To(HaveKeyWithValue(key, "3"), "no type holds revision 10 now")
 	})
 
+	It("tells the other type's untold object when the last holder of another cluster's lets it go", func() {
+		both(false, true)
+		st.play(1, apply("6"))
+		other := pod("3") // the new cluster's pod, at a lower revision than the old one's
+		other.UID, other.KVs[0].UID = "u2", "u2"
+		st.play(0, event{kind: evApply, objs: []object{other}, rv: "3"})
+		Expect(held(st.calls)).To(HaveKeyWithValue(key, "6"), "untold: the consumer holds a later revision")
+		st.s.same.forget() // the identity read: another cluster
+		st.play(1, del("7"))
+		Expect(held(st.calls)).To(HaveKeyWithValue(key, "3"), "xpods holds the pod that exists")
+	})
+
+	It("tells New, when the cluster changed, a pod a type holds that was untold under another cluster's Deleted", func() {
+		both(true, false)
+		st.play(0, apply("11"), del("12")) // the old cluster's pod, told Deleted at 12
+		other := pod("10")                 // the new cluster's, older than the tombstone
+		other.UID, other.KVs[0].UID = "u2", "u2"
+		st.play(1, event{kind: evApply, objs: []object{other}, rv: "10"})
+		Expect(held(st.calls)).NotTo(HaveKey(key), "untold: older than the Deleted")
+		told := st.s.same.forget() // the identity read: another cluster
+		Expect(told).To(HaveLen(1))
+		Expect([]any{told[0].UpdateType, told[0].Key, told[0].Revision, told[0].UID}).To(Equal([]any{KVNew, key, "10", types.UID("u2")}))
+	})
+
+	It("lays no tombstone at another cluster's revision when its last holder lets the key go", func() {
+		both(true, false)
+		st.play(0, apply("421")) // the old cluster's pod
+		st.s.same.forget()       // the identity read: another cluster
+		st.play(1, apply("13"), del("71"))
+		Expect(held(st.calls)).To(HaveKeyWithValue(key, "13"), "xpods still holds the old cluster's")
+		st.play(0, del("421")) // xpods' relist lets the old cluster's pod go
+		Expect(held(st.calls)).NotTo(HaveKey(key))
+		st.play(0, apply("77"))
+		Expect(held(st.calls)).To(HaveKeyWithValue(key, "77"), "not older than a tombstone at 421: that is another cluster's")
+	})
+
 	It("keeps each type's own key count for the Observer", func() {
 		obs := &keysObserver{keys: map[string]int{}}
 		st = newStepper([]resources.Type{xpods, ypods}, WithObserver(obs))

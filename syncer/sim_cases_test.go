@@ -7,9 +7,9 @@ package syncer_test
 // changes written to the checkpoint before the consumer had them (12), of two
 // types of one kind (13), of outages (14 to 16) and of the liveness status (17,
 // 18: seeds of the variant that has it, live), of a Deleted held back for two
-// types of one kind (19), with their fault schedules shrunk. Before its fix, each broke the rule named as its defect
+// types of one kind (19, 20), with their fault schedules shrunk. Before its fix, each broke the rule named as its defect
 // (-sim.regressions=found; 1 to 7 at 4dc0611, 12 to 18 at b55b93b, 12's second case, of two
-// types of one kind, at e17283e; 19 at 8170673); each runs clean now.
+// types of one kind, at e17283e; 19 and 20 at 8170673); each runs clean now.
 var simFixedCases = []simCase{
 	{defect: 1, rule: "checkpoint-ahead", seed: 9,
 		name:   "a Deleted lost for a selected type: the GET of a metadata-first relist outruns the watch's replay",
@@ -89,6 +89,15 @@ var simFixedCases = []simCase{
 	{defect: 19, rule: "checkpoint-delivered", seed: 4076, live: true,
 		name:   "a relist answered from another cluster, its identity unread, brings a pod at an older revision: the consumer keeps a revision no type holds",
 		faults: "23:restart(target 563, 60 steps); 143:silent-connection(target 485, 16 steps); 245:stream-cut-before-end(target 900, 44 steps); 288:apiserver-restart(target 107, 34 steps); 329:identity-unknown(target 675, 62 steps); 340:relist(target 988, 45 steps); 406:forbidden(target 354, 45 steps); 417:cluster-changed(target 408, 36 steps); 430:write-burst(target 479, 52 steps); 458:slow-consumer(target 602, 36 steps)"},
+	{defect: 20, rule: "checkpoint-delivered", seed: 2340,
+		name:   "after a cluster change, the type that held the old cluster's pod lets it go: the other type's pod of this cluster, untold as older, is never told",
+		faults: "1:watch-cut(target 781, 63 steps); 14:cache-stall(target 742, 23 steps); 43:cluster-changed(target 918, 19 steps); 64:cluster-changed(target 915, 6 steps); 157:slow-consumer(target 477, 16 steps); 208:kill(target 891, 15 steps); 257:consumer-held(target 714, 45 steps); 348:cache-stall(target 143, 45 steps); 395:cache-stall(target 76, 51 steps); 404:continue-at-newer-revision(target 413, 26 steps); 463:relist(target 606, 11 steps); 496:identity-unknown(target 765, 24 steps); 644:watch-cut(target 460, 35 steps); 674:watch-410(target 970, 48 steps); 755:kill(target 490, 48 steps); 775:slow-consumer(target 434, 28 steps); 906:stream-cut-before-end(target 410, 23 steps); 998:consumer-held(target 3, 22 steps); 1048:cluster-changed(target 356, 38 steps); 1360:write-burst(target 548, 27 steps); 1399:compact(target 1010, 29 steps); 1456:write-burst(target 149, 59 steps); 1521:cluster-changed(target 736, 13 steps); 1583:unreachable(target 684, 20 steps); 1665:stalled-server(target 500, 15 steps); 1799:silent-connection(target 3, 40 steps); 1809:cluster-changed(target 954, 25 steps)"},
+	{defect: 20, rule: "checkpoint-delivered", seed: 5858, live: true,
+		name:   "after a cluster change, a pod untold as older than the old cluster's Deleted is forgotten with the tombstone, and never told",
+		faults: "100:restart(target 574, 22 steps); 157:cluster-changed(target 196, 62 steps); 226:crd-removed(target 303, 46 steps); 257:apiserver-restart(target 266, 24 steps); 327:stalled-server(target 513, 19 steps); 586:relist(target 852, 52 steps)"},
+	{defect: 20, rule: "converge", seed: 7868,
+		name:   "after a cluster change, the old cluster's pod let go by its last holder lays a tombstone at its revision, and the new cluster's pod, older, is never told",
+		faults: "67:write-burst(target 36, 11 steps); 70:write-burst(target 665, 53 steps); 94:silent-connection(target 918, 61 steps); 104:consumer-held(target 122, 44 steps); 199:unreachable(target 332, 22 steps); 203:slow-consumer(target 940, 31 steps); 205:cluster-changed(target 355, 10 steps); 223:watch-cut(target 1006, 10 steps); 307:unreachable(target 447, 48 steps); 430:write-burst(target 119, 12 steps); 810:write-burst(target 810, 28 steps); 909:stream-cut-before-end(target 694, 37 steps); 1033:relist(target 549, 26 steps); 1196:watch-cut(target 726, 60 steps); 1364:stream-cut-before-end(target 331, 59 steps); 1404:slow-consumer(target 440, 59 steps); 1442:identity-unknown(target 803, 49 steps); 1450:consumer-held(target 736, 35 steps); 1604:stream-cut-before-end(target 1010, 38 steps); 1619:stalled-server(target 535, 61 steps); 1665:slow-consumer(target 492, 63 steps); 1744:silent-connection(target 499, 17 steps); 1876:apiserver-restart(target 760, 18 steps); 1979:slow-get(target 952, 53 steps); 1997:slow-consumer(target 504, 53 steps); 2069:stream-cut-before-end(target 119, 31 steps); 2122:stream-cut-before-end(target 948, 38 steps); 2129:relist(target 752, 15 steps); 2183:cluster-changed(target 422, 5 steps); 2192:slow-consumer(target 468, 36 steps)"},
 }
 
 // simOpenCases are seeds that find defects beyond those, not fixed yet: each
