@@ -97,7 +97,7 @@ type initialRead struct {
 	strategy   InitialList // WatchList or Paged, once Auto is resolved
 	streamEnds int         // streams in a row that ended before their initial events
 	// pageOnce: the next list pages although the strategy streams, once: a
-	// stream failed in transport (typeState.onTransient).
+	// stream failed in transport (judgeTransient).
 	pageOnce bool
 }
 
