@@ -7,25 +7,23 @@ package syncer
 // before its initial events ended, a resumed type's fence by a stream, or by a
 // list of one object):
 //
-//	class         reached  watch                      list            stream                   fence (stream)           fence (list)
-//	expired       yes      relist (expired)           relist          relist                   as the watch             as the watch
-//	behind        yes      wait; relist (expired)     retry           retry                    retry                    retry
-//	                       after BehindLimit
-//	too many      yes      patience                   patience        patience                 as the watch             as the watch
-//	missing       yes      report, relist             report, relist  report, relist           as the watch             as the watch
-//	              (reappeared), forget unless required
-//	forbidden     yes      report, refused            report          pages from now on        list to catch up, pages  as the watch
-//	unauthorized  yes      report, refused            report          report                   as the watch             as the watch
-//	unsupported   yes      (Auto streaming: pages from now on, no wait; else as a server error)  fence by list, no wait as the watch
-//	stalled       no       re-open                    retry           pages from now on,       fence by list, no wait   as the watch
-//	                                                                  no wait
-//	stream ended  yes      counts                     retry           counts a stream end      counts a stream end      retry
-//	server error  yes      counts                     retry           counts a stream end      retry                    retry
-//	bad gateway   no       waits                      retry           counts a stream end      retry                    retry
-//	unavailable   no       waits                      retry           retry                    retry                    retry
-//	transport     no       waits                      retry           retry once by pages      retry                    retry
-//	other         yes      counts                     retry           retry once by pages      retry                    retry
-//	odd status    yes      counts                     retry           retry                    retry                    retry
+//	class         reached  watch                  list         stream                fence (stream)         fence (list)
+//	expired       yes      relist (expired)       relist       relist                as the watch           as the watch
+//	behind        yes      wait, relist after     retry        retry                 retry                  retry
+//	                       BehindLimit (expired)
+//	too many      yes      patience               patience     patience              as the watch           as the watch
+//	missing       yes      report, relist (reappeared), forget unless required; missing   as the watch    as the watch
+//	forbidden     yes      report; refused        report; ref. pages from now on     list (catchup), pages  as the watch
+//	unauthorized  yes      report; refused        report; ref. report; refused       as the watch           as the watch
+//	unsupported   yes      Auto streaming: pages from now on, no wait; else a server error  fence by list, no wait  as the watch
+//	stalled       no       re-open                retry        pages, no wait        fence by list, no wait as the watch
+//	stream ended  yes      counts                 retry        counts a stream end   counts a stream end    retry
+//	server error  yes      counts                 retry        counts a stream end   retry                  retry
+//	bad gateway   no       waits                  retry        counts a stream end   retry                  retry
+//	unavailable   no       waits                  retry        retry                 retry                  retry
+//	transport     no       waits                  retry        retry once by pages   retry                  retry
+//	other         yes      counts                 retry        retry once by pages   retry                  retry
+//	odd status    yes      counts                 retry        retry                 retry                  retry
 //
 // "counts": a watch error at the type's revision, ErrorsToRelist of which in a
 // row relist it (reason errors); "waits": an error that did not reach the
@@ -33,7 +31,10 @@ package syncer
 // Auto page from now on (rule 12). Every failure backs off a step (patience:
 // at least the step and the Retry-After, rule 20), but for "no wait"; every
 // error that did not reach the server parks the retry for the wake-up
-// (rule 19) and begins or extends an Unreachable episode.
+// (rule 19) and begins or extends an Unreachable episode. "report": a failure
+// episode, reported once (rule 9); "refused", "missing": the type's phase
+// until the server answers a read again, which counts it as synced unless it
+// is required. judge_test.go enumerates the table, verdict by verdict.
 
 // stage is what the type was doing when its request failed.
 type stage uint8
