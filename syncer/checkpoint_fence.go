@@ -2,10 +2,8 @@ package syncer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/sirupsen/logrus"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -66,53 +64,6 @@ func (w *watcher) fenceThenWatch(ctx context.Context, rv string, byList bool) {
 		return
 	}
 	w.watch(ctx, rv)
-}
-
-// onFenceFailed decides what follows a failed fence, as a cold list's failure
-// would: a stream the server refuses, leaves silent or ends early three times in a
-// row makes the fence a list of one object (and Auto page, for good); a stream
-// forbidden means the client may not watch, so the type lists to catch up
-// instead. A transient failure (the apiserver unreachable, or answering 5xx), or a
-// server whose watch cache is behind etcd (too large a resource version), is
-// retried after a backoff step without counting as a watch error at the type's
-// revision: a resumed type must not relist because the apiserver was down for a
-// while. Anything else is handled as the watch's own failure would be.
-func (ts *typeState) onFenceFailed(ev event, now time.Time, out *commands) {
-	class, streamed := classify(ev.err), !ts.catchUp().fenceLists(ts.initial.strategy)
-	log := ts.log.WithError(ev.err)
-	var delay time.Duration
-	switch {
-	case streamed && (class == classUnsupported || class == classStalled):
-		ts.fenceFallBack(log)
-	case streamed && FailureOf(ev.err) == Forbidden:
-		log.Info("Watching forbidden; listing to catch up")
-		ts.listFor(ListNotCaughtUp)
-		ts.pageFromNowOn()
-		delay = ts.nextDelay(false) // a refused request all the same: paced
-	case class == classTransient || class == classBehind:
-		if streamed && errors.Is(ev.err, errStreamEnded) {
-			if ts.initial.streamEnds++; ts.initial.streamEnds >= streamEndsToFallBack {
-				ts.fenceFallBack(log)
-			}
-		}
-		delay = ts.nextDelay(false)
-		log.WithField("delay", delay).Info("Cannot read the server's revision; retrying")
-	default:
-		ts.fail(ev, now, out)
-		return
-	}
-	out.add(stopWatcher{})
-	ts.setPhase(PhaseBackingOff)
-	out.add(ts.retryAfter(ev, now, delay))
-}
-
-// fenceFallBack makes a resumed type's fence a list of one object from now on.
-func (ts *typeState) fenceFallBack(log logrus.FieldLogger) {
-	log.Info("Streams fail; reading the server's revision by a list of one object")
-	if c := ts.catchUp(); c != nil {
-		c.byList = true
-	}
-	ts.pageFromNowOn()
 }
 
 // pageFromNowOn makes an Auto type list by pages for good, as after a streaming
@@ -213,8 +164,8 @@ func (ts *typeState) fenced(rv string) {
 // caughtUp ends the catch-up c: the type watches on from where it got.
 func (ts *typeState) caughtUp(c *catchingUp) {
 	ts.read = &c.watchFrom
-	if ts.phase == PhaseWaiting {
-		ts.setPhase(PhaseWatching) // the fence was the apiserver's answer
+	if !ts.answered {
+		ts.reading() // the fence was the apiserver's answer
 	}
 	ts.logCaughtUp()
 }

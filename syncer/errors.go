@@ -2,6 +2,7 @@ package syncer
 
 import (
 	"errors"
+	"net/http"
 	"strconv"
 	"strings"
 
@@ -62,53 +63,84 @@ func FailureOf(err error) Failure {
 	return NoFailure
 }
 
-// errorClass is what the loop must do after an error: typeState.fail has one
-// handler per class.
+// errorClass is what an error says, as the failure policy (judge, judge.go)
+// reads it: one class per row of its table.
 type errorClass uint8
 
 const (
-	// classTransient: retry after a backoff, from the same revision.
-	classTransient errorClass = iota
-	// classExpired: the revision can no longer be served; relist.
+	// classOther: an error that is not an API status nor a failure to reach
+	// the server (a page of another revision, a body that does not decode):
+	// the server answered, and the type retries.
+	classOther errorClass = iota
+	// classExpired: the revision can no longer be served (410).
 	classExpired
 	// classBehind: the server has not reached the revision asked for yet (too
 	// large a resource version); wait, then ask again.
 	classBehind
-	// classMissing: the type is not served (404); reported, retried with backoff.
+	// classMissing: the type is not served (404).
 	classMissing
-	// classRefused: the type or the client is refused (403, 401); reported,
-	// retried with backoff.
-	classRefused
-	// classUnsupported: the server refused a streaming list; Auto falls back to paging.
+	// classForbidden: the client may not read the type (403).
+	classForbidden
+	// classUnauthorized: the apiserver refuses the client (401), or any other
+	// error FailureOf reports.
+	classUnauthorized
+	// classUnsupported: the server refused a streaming list.
 	classUnsupported
-	// classStalled: the server sent nothing for a progress deadline; re-open.
+	// classStalled: the server sent nothing for a progress deadline.
 	classStalled
-	// classTooMany: the server is too busy (429); wait, never relist (toomany.go).
+	// classTooMany: the server is too busy (429); patience (toomany.go).
 	classTooMany
+	// classStreamEnded: a stream ended before its initial events did.
+	classStreamEnded
+	// classServerError: any other API status with an HTTP code (a 500).
+	classServerError
+	// classBadGateway: a 502, which did not reach the apiserver.
+	classBadGateway
+	// classUnavailable: a 503, which did not reach the apiserver.
+	classUnavailable
+	// classTransport: the request did not reach the apiserver, or got nothing
+	// back (a refused or reset connection, a timeout): unreachable says.
+	classTransport
+	// classOddStatus: an API status without an HTTP code.
+	classOddStatus
 )
 
+var classNames = [...]string{"other", "expired", "behind", "missing", "forbidden", "unauthorized", "unsupported",
+	"stalled", "too many requests", "stream ended", "server error", "bad gateway", "unavailable", "transport",
+	"odd status"}
+
 func (c errorClass) String() string {
-	switch c {
-	case classTransient:
-		return "transient"
-	case classExpired:
-		return "expired"
-	case classBehind:
-		return "behind"
-	case classMissing:
-		return "missing"
-	case classRefused:
-		return "refused"
-	case classUnsupported:
-		return "unsupported"
-	case classStalled:
-		return "stalled"
-	case classTooMany:
-		return "too many requests"
+	if int(c) < len(classNames) {
+		return classNames[c]
 	}
 	return "errorClass(" + strconv.Itoa(int(c)) + ")"
 }
 
+// reached: an error of the class shows the server reached (rule 19).
+func (c errorClass) reached() bool {
+	return c != classStalled && c != classBadGateway && c != classUnavailable && c != classTransport
+}
+
+// transient: the class has no rule of its own in the table: retried on the
+// backoff, and counted where the server answered.
+func (c errorClass) transient() bool { return c >= classStreamEnded || c == classOther }
+
+// endsStream: an Auto streaming list that failed so counts toward giving
+// streams up (rule 12): it ended before its initial events, or the server
+// answered it with an error the other rules do not cover (a 500), as
+// client-go's reflector falls back to a list on any failed stream. A server
+// that could not be reached, or said it is busy or unavailable (429, 503),
+// says nothing of streams and does not count.
+func (c errorClass) endsStream() bool {
+	return c == classStreamEnded || c == classServerError || c == classBadGateway
+}
+
+// transport: the error is not an answer of the server's (an API status) nor a
+// stream's clean end before its initial events: a connection refused, reset
+// or broken on the way.
+func (c errorClass) transport() bool { return c == classTransport || c == classOther }
+
+// classify reads which class of the failure policy's table err is.
 func classify(err error) errorClass {
 	switch {
 	case tooLargeRevision(err):
@@ -119,14 +151,39 @@ func classify(err error) errorClass {
 		return classExpired
 	case FailureOf(err) == Missing:
 		return classMissing
+	case FailureOf(err) == Forbidden:
+		return classForbidden
 	case FailureOf(err) != NoFailure:
-		return classRefused
+		return classUnauthorized
 	case errors.Is(err, errWatchListUnsupported):
 		return classUnsupported
 	case errors.Is(err, errNoProgress):
 		return classStalled
+	case errors.Is(err, errStreamEnded):
+		return classStreamEnded
 	}
-	return classTransient
+	return classifyTransient(err)
+}
+
+// classifyTransient reads the class of an error no rule of its own covers: by
+// its HTTP code if it is an API status, else by whether it reached the server.
+func classifyTransient(err error) errorClass {
+	var st apierrors.APIStatus
+	if !errors.As(err, &st) {
+		if unreachable(err) {
+			return classTransport
+		}
+		return classOther
+	}
+	switch st.Status().Code {
+	case 0:
+		return classOddStatus
+	case http.StatusBadGateway:
+		return classBadGateway
+	case http.StatusServiceUnavailable:
+		return classUnavailable
+	}
+	return classServerError
 }
 
 // tooLargeRevision: the apiserver's watch cache is behind the revision asked for

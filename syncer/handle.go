@@ -28,9 +28,10 @@ func (s *Syncer) handle(ctx context.Context, ev event) {
 }
 
 // step applies one watcher event, at now, to the type's state and returns the
-// commands that follow from it; each kind of event is one arm. An error goes to
-// typeState.fail (failures.go), a fence's answer to the catch-up
-// (checkpoint_fence.go); the phase is written by typeState.setPhase alone. The
+// commands that follow from it; each kind of event is one arm. An error, the
+// fence's too, goes to typeState.fail (failures.go), which the failure policy
+// decides (judge.go), a fence's answer to the catch-up (checkpoint_fence.go);
+// no arm writes a phase, which is computed (phase.go). The
 // step writes the type's ledger and nothing else of the warm start's: what the
 // checkpoint keeps, the loop reads from the ledger's journal after the step.
 func (ts *typeState) step(ev event, now time.Time) commands {
@@ -42,7 +43,7 @@ func (ts *typeState) step(ev event, now time.Time) commands {
 	switch ev.kind {
 	case evInitStart:
 		ts.epoch = ts.ledger.NextEpoch(ts.epoch)
-		ts.setPhase(PhaseListing)
+		ts.beginList()
 	case evInitApply:
 		for _, o := range ev.objs {
 			ts.apply(o, &out)
@@ -51,7 +52,7 @@ func (ts *typeState) step(ev event, now time.Time) commands {
 	case evInitDone:
 		ts.finishList(ev.rv, &out)
 	case evWatchOpened:
-		ts.setPhase(PhaseWatching)
+		ts.reading()
 		ts.recovered(&out)
 	case evApply:
 		if !ts.stale(ev.objs[0]) {
@@ -67,12 +68,10 @@ func (ts *typeState) step(ev event, now time.Time) commands {
 		ts.progress(ev.rv, &out)
 	case evWatchEnded:
 		ts.watchEnded(ev, &out)
-	case evError:
+	case evError, evFenceFailed:
 		ts.fail(ev, now, &out)
 	case evFenced:
 		ts.fenced(ev.rv)
-	case evFenceFailed:
-		ts.onFenceFailed(ev, now, &out)
 	case evFullOnly:
 		ts.fullOnly = true
 	}
@@ -234,7 +233,7 @@ func deletion(k resources.Key, rev string, uid types.UID) Update {
 func (ts *typeState) finishList(rv string, out *commands) {
 	ts.sweep(ts.epoch, out)
 	ts.flushHeld(out)
-	ts.setPhase(PhaseWatching)
+	ts.reading()
 	l, _ := ts.read.(*listPending)
 	ts.read, ts.listed, ts.initial.streamEnds = &watchFrom{rv: rv}, true, 0
 	ts.retry.afterList = true

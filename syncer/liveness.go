@@ -45,7 +45,7 @@ func (ts *typeState) statusOf(now time.Time) SyncStatus {
 // ResyncInProgress, as a warm start promises (Resumed), even while the
 // apiserver cannot be reached.
 func (ts *typeState) silenceCounts() bool {
-	return ts.cfg.live() && ts.phase != PhaseRefused && ts.phase != PhaseMissing && !ts.notCaughtUp()
+	return ts.cfg.live() && !ts.refusedOrMissing() && !ts.notCaughtUp()
 }
 
 // silent: the server has not answered the type for the option's time while

@@ -61,7 +61,7 @@ var _ = Describe("The liveness status before a type caught up or was answered (T
 		st.listed(0, "5", obj(types[0], "a", "5"))
 		forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "bees"}, "", errors.New("no"))
 		st.play(1, event{kind: evError, err: forbidden}, event{kind: evError, err: refused}) // no answer of the server's
-		Expect(st.s.types[1].phase).To(Equal(PhaseBackingOff), "no longer refused, no longer waiting")
+		Expect(st.s.types[1].phase()).To(Equal(PhaseBackingOff), "no longer refused, no longer waiting")
 		Expect(st.s.Statuses()[1].Status).To(Equal(ResyncInProgress), "bees started a moment ago")
 		clk.Step(time.Minute)
 		st.play(1, event{kind: evError, err: refused})

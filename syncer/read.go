@@ -25,6 +25,9 @@ type listPending struct {
 	// catchUp: the list ends a resumed type's catch-up in its stead, so the
 	// type reads as catching up until it completes.
 	catchUp bool
+	// began: an attempt of the list began answering (evInitStart): the type
+	// is listing (phase.go).
+	began bool
 }
 
 // watchFrom: no list is pending; the type watches from rv.
@@ -93,6 +96,14 @@ func (ts *typeState) listFor(reason ListReason) {
 	ts.read = &listPending{reason: reason, rv: ts.lastRV(), catchUp: catchUp}
 }
 
+// beginList: a list began answering; the type lists.
+func (ts *typeState) beginList() {
+	ts.reading()
+	if l, ok := ts.read.(*listPending); ok {
+		l.began = true
+	}
+}
+
 // retryList labels the next list, if one is pending, as the retry of a failed one.
 func (ts *typeState) retryList() {
 	if l, ok := ts.read.(*listPending); ok {
@@ -105,7 +116,7 @@ func (ts *typeState) retryList() {
 // ResyncInProgress, even while its requests fail, unless the type is missing or
 // refused.
 func (ts *typeState) notCaughtUp() bool {
-	if ts.phase == PhaseMissing || ts.phase == PhaseRefused {
+	if ts.refusedOrMissing() {
 		return false
 	}
 	switch r := ts.read.(type) {

@@ -34,5 +34,5 @@ func (ts *typeState) required() bool { return ts.cfg.required[ts.t.Name] }
 // failsClosed: a required type that is refused or missing is not in sync, where
 // a type that is not required counts as synced.
 func (ts *typeState) failsClosed() bool {
-	return ts.required() && (ts.phase == PhaseRefused || ts.phase == PhaseMissing)
+	return ts.required() && ts.refusedOrMissing()
 }

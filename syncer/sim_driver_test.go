@@ -45,6 +45,8 @@ type simOptions struct {
 	trace bool
 	// live: whether the run has the liveness status (sim_liveness_test.go).
 	live simLive
+	// jitter is the types' backoff jitter, drawn from the seed (sim_judge_test.go).
+	jitter float64
 }
 
 // The rules a run can break on purpose, to show that the oracle notices.
@@ -276,12 +278,12 @@ func (r *simRun) tracef(format string, args ...any) {
 func (r *simRun) fire(k simFaultKind) { r.res0.fired[k]++ }
 
 // options are the syncer's options in the simulation: small pages, batches,
-// queue and timeouts, so that a few thousand steps exercise them; no jitter,
-// so that the run is deterministic.
+// queue and timeouts, so that a few thousand steps exercise them; jitter, if
+// any, drawn from the seed's source, so that the run is deterministic.
 func (r *simRun) options(l *simLife) []Option {
 	opts := []Option{
 		WithLogger(r.log), WithInitialList(r.initial), WithPageSize(3), WithMaxBatch(4), WithMaxQueued(12),
-		WithTiming(Timing{Backoff: simBackoff, ErrorsToRelist: 3, BehindLimit: 15 * time.Second,
+		WithTiming(Timing{Backoff: r.backoff(), ErrorsToRelist: 3, BehindLimit: 15 * time.Second,
 			MinWatchLife: 5 * time.Second, WatchProgressTimeout: 10 * time.Second, InitialEventsTimeout: 5 * time.Second,
 			UnreachableAfter: simUnreachableAfter}),
 		WithMetadataRelist(MetadataRelist{MaxChanged: r.metaRelist, Off: r.metaRelist == 0}),
@@ -494,8 +496,10 @@ func (r *simRun) handle(sw *simWatcher, ev event) {
 	ev = r.breakOutage(ts, r.breakReach(ev, reach), reach)
 	ev = r.breakEvent(ts, ev) // sim_breaks_test.go
 	parked := r.beforeOutage(ts, reach)
+	told, current := r.toldStatus(ts, ev)
 	l.s.handle(l.ctx, ev)
 	r.breakHandled(ts, ev)
+	r.breakStatuses(ts, told)
 	r.breakNotes(ts)
 	if r.o.broken == simBreakInitialRevision && ev.kind == evInitApply && l.s.warm != nil {
 		for _, o := range ev.objs { // the revision of an initial event, as if it were the list's
@@ -506,6 +510,7 @@ func (r *simRun) handle(sw *simWatcher, ev event) {
 	r.afterHandle(ts, ev, before)
 	r.afterOutage(ts, ev, reach, parked)
 	r.checkReach(ts, ev, reach)
+	r.checkStatuses(ts, told, current) // sim_judge_test.go
 	r.checkMoved()
 	r.noteAnswer(ts.idx, ev, reach.current)
 	r.doing = ""

@@ -112,6 +112,7 @@ const (
 	SimBreakOutageCounts     = simBreakOutageCounts
 	SimBreakNoWakeUp         = simBreakNoWakeUp
 	SimBreakLivenessPushBack = simBreakLivenessPushBack
+	SimBreakStatusesStale    = simBreakStatusesStale
 	SimBreakHeldDeletes      = simBreakHeldDeletes
 )
 

@@ -46,6 +46,7 @@ const (
 	ruleOutageRelist                   // an outage made a type relist or leave InSync
 	ruleWakeUp                         // a parked type not woken when the apiserver answered again
 	ruleLiveness                       // WaitForDatastore without silence while the loop read, or before a warm start caught up
+	ruleStatuses                       // Statuses shows other than the type's state, or a phase back to waiting (sim_judge_test.go)
 	simRules
 )
 
@@ -55,7 +56,7 @@ var simRuleNames = [...]string{"revision-back", "deleted-uid", "deleted-unheld",
 	"moved-object",
 	"broker",
 	"unreachable-late", "outage-relist", "wake-up",
-	"liveness"}
+	"liveness", "statuses"}
 
 func (r simRule) String() string { return simRuleNames[r] }
 

@@ -192,7 +192,7 @@ func (r *simRun) afterOutage(ts *typeState, ev event, reach simReach, b simOutag
 	if !reach.notReached {
 		o.down, ot.woken = false, false
 		_, watching := ts.read.(*watchFrom)
-		ot.steady = watching && ts.phase == PhaseWatching && ts.status() == InSync
+		ot.steady = watching && ts.phase() == PhaseWatching && ts.status() == InSync
 		return
 	}
 	o.down = true

@@ -115,6 +115,7 @@ var _ = Describe("The simulator", Label("sim"), func() {
 			"outage-relist"),
 		Entry("a woken type waiting as long as its backoff", syncer.SimBreakNoWakeUp, "wake-up"),
 		Entry("the loop's push-back counted as the apiserver's silence", syncer.SimBreakLivenessPushBack, "liveness"),
+		Entry("Statuses updated only when the type's SyncStatus changes", syncer.SimBreakStatusesStale, "statuses"),
 		Entry("a Deleted of one type of a kind written while the consumer holds its revision alone",
 			syncer.SimBreakHeldDeletes, "checkpoint-delivered"),
 	)

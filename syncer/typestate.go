@@ -26,7 +26,9 @@ type typeState struct {
 	ledger typeLedger
 	idx    int
 
-	phase Phase // only setPhase writes it
+	// memory: what the type remembers of its failures and answers; with read,
+	// it makes the phase and the status (phase.go), which are stored nowhere.
+	memory
 	// read: a list pending, and why, the revision the type watches from, or a
 	// resumed type's catch-up (read.go).
 	read readState
@@ -35,8 +37,6 @@ type typeState struct {
 	// delivered: an update of the type went to the consumer, so its reads must
 	// not go back past it (rule 15).
 	delivered bool
-	// failure: the failure episode reported, to report each once; NoFailure if none.
-	failure Failure
 
 	initial  initialRead
 	epoch    uint32 // mark of the current list, for mark and sweep
@@ -97,7 +97,7 @@ type initialRead struct {
 	strategy   InitialList // WatchList or Paged, once Auto is resolved
 	streamEnds int         // streams in a row that ended before their initial events
 	// pageOnce: the next list pages although the strategy streams, once: a
-	// stream failed in transport (typeState.onTransient).
+	// stream failed in transport (judgeTransient).
 	pageOnce bool
 }
 
@@ -163,16 +163,6 @@ func newTypeState(t resources.Type, lw cache.ListerWatcherWithContext, cfg *conf
 	}
 }
 
-// setPhase is the one writer of the type's phase. A type that has had no answer
-// yet stays waiting when it backs off, so that an unreachable apiserver reads as
-// WaitForDatastore.
-func (ts *typeState) setPhase(p Phase) {
-	if p == PhaseBackingOff && ts.phase == PhaseWaiting {
-		return
-	}
-	ts.phase = p
-}
-
 // next moves the type to its next watcher generation and plans it, to run
 // after delay: a list if one is pending, else a watch from the last revision.
 // The watch after a list goes at once, unless the watch after the last list
@@ -202,7 +192,7 @@ func (ts *typeState) next(delay time.Duration) startWatcher {
 	}
 	if p.list {
 		if ts.retry.listWatchFailed {
-			p.watchDelay = ts.retry.backoff.Step()
+			p.watchDelay = ts.backoffStep()
 		}
 		ts.log.WithFields(logrus.Fields{"reason": ts.pending(), "strategy": p.strategy, "delay": delay}).Debug("Listing")
 	} else {
@@ -261,31 +251,34 @@ func (ts *typeState) nextDelay(healthy bool) time.Duration {
 		ts.retry.backoff = ts.cfg.backoff
 		return 0
 	}
-	return ts.retry.backoff.Step()
+	return ts.backoffStep()
+}
+
+// backoffStep takes the backoff's next step, its jitter drawn from the
+// config's jitter source (seeded in the simulator), not from math/rand.
+func (ts *typeState) backoffStep() time.Duration {
+	b := &ts.retry.backoff
+	jitter := b.Jitter
+	b.Jitter = 0
+	d := b.Step()
+	b.Jitter = jitter
+	if jitter > 0 {
+		d += ts.cfg.jitter(time.Duration(jitter * float64(d)))
+	}
+	return d
 }
 
 // at notes that the server is behind rv and returns since when it has been.
 func (b *behindState) at(rv string, now time.Time) time.Time {
-	if b.rv != rv || b.since.IsZero() {
-		b.rv, b.since = rv, now
-	}
+	b.rv, b.since = rv, b.sinceAt(rv, now)
 	return b.since
 }
 
-// status is the type's own status: a refused or missing type counts as synced.
-func (ts *typeState) status() SyncStatus {
-	if ts.notCaughtUp() || ts.failsClosed() {
-		return ResyncInProgress
+// sinceAt is since when the server has been behind rv, if it is behind it at
+// now; it notes nothing.
+func (b behindState) sinceAt(rv string, now time.Time) time.Time {
+	if b.rv != rv || b.since.IsZero() {
+		return now
 	}
-	switch ts.phase {
-	case PhaseWaiting:
-		return WaitForDatastore
-	case PhaseListing:
-		return ResyncInProgress
-	case PhaseBackingOff:
-		if ts.pending() != NoList {
-			return ResyncInProgress
-		}
-	}
-	return InSync
+	return b.since
 }

@@ -102,7 +102,7 @@ func (s *Syncer) Statuses() []TypeStatus {
 // typeStatus is ts's status as Statuses returns it, at now, but for the
 // failure's error, which publish keeps.
 func (ts *typeState) typeStatus(now time.Time) TypeStatus {
-	return TypeStatus{Name: ts.t.Name, Kind: ts.t.Kind, Required: ts.required(), Phase: ts.phase,
+	return TypeStatus{Name: ts.t.Name, Kind: ts.t.Kind, Required: ts.required(), Phase: ts.phase(),
 		Status: ts.statusOf(now), Failure: ts.failure, Objects: ts.ledger.Len(),
 		Revision: ts.fresh.rv, Confirmed: ts.fresh.at}
 }

@@ -57,10 +57,10 @@ func failed(ev event) error {
 }
 
 // reached says whether ev shows the server reached: any event but an error
-// that did not reach it.
+// that did not reach it, as the failure policy's table says (judge.go).
 func reached(ev event) bool {
 	err := failed(ev)
-	return err == nil || !unreachable(err)
+	return err == nil || classify(err).reached()
 }
 
 // overdue reports Unreachable once the episode under way has lasted

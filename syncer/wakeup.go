@@ -25,12 +25,12 @@ func randomJitter(d time.Duration) time.Duration {
 	return rand.N(d + 1)
 }
 
-// retryAfter plans the type's next generation after the failure ev, at now,
-// to run after delay: parked, for the wake-up to run sooner, if ev did not
-// reach the server.
-func (ts *typeState) retryAfter(ev event, now time.Time, delay time.Duration) startWatcher {
+// retryAfter plans the type's next generation after a failure, at now, to
+// run after delay: parked, for the wake-up to run sooner, if the failure did
+// not reach the server (parks).
+func (ts *typeState) retryAfter(parks bool, now time.Time, delay time.Duration) startWatcher {
 	c := ts.next(delay)
-	if delay > 0 && unreachable(ev.err) {
+	if delay > 0 && parks {
 		ts.retry.parked, ts.retry.parkedUntil = c, now.Add(delay)
 	}
 	return c
