@@ -202,6 +202,9 @@ func newSimRun(o simOptions) *simRun {
 	r.checkpoint = r.rnd.IntN(8) > 0
 	r.res0.variant = fmt.Sprintf("initial=%s metaRelist=%g checkpoint=%t", r.initial, r.metaRelist, r.checkpoint)
 	r.drawLiveness()
+	if o.jitter > 0 {
+		r.res0.variant += fmt.Sprintf(" jitter=%g", o.jitter)
+	}
 	r.faults = o.faults
 	if o.faults == nil {
 		r.faults = drawFaults(rand.New(rand.NewPCG(o.seed, 0xfa17)), o.steps, 60)

@@ -58,7 +58,7 @@ func RunSim(from uint64, n, steps int, broken string, extra SimConsumer, shrink 
 		sum.Fired[k.String()] = 0
 	}
 	for seed := from; seed < from+uint64(n); seed++ {
-		o := simOptions{seed: seed, steps: steps, broken: broken, extra: extra}
+		o := simOptions{seed: seed, steps: steps, broken: broken, extra: extra, jitter: simDrawnJitter(seed)}
 		res := newSimRun(o).run()
 		for k, c := range res.fired {
 			sum.Fired[simFaultKind(k).String()] += c

@@ -1,6 +1,8 @@
 package syncer
 
 import (
+	"math/rand/v2"
+
 	"k8s.io/apimachinery/pkg/util/wait"
 )
 
@@ -75,4 +77,18 @@ func (r *simRun) backoff() wait.Backoff {
 	b := simBackoff
 	b.Jitter = r.o.jitter
 	return b
+}
+
+// simSeedJitter is the backoff jitter of the seeds that have one.
+const simSeedJitter = 0.2
+
+// simDrawnJitter is a seed's backoff jitter, drawn on its own stream so that
+// the seed's other draws stay as they were: half the seeds have
+// simSeedJitter, the others none (the fixed cases' schedules were shrunk
+// without it).
+func simDrawnJitter(seed uint64) float64 {
+	if rand.New(rand.NewPCG(seed, 0x717e)).IntN(2) == 0 {
+		return simSeedJitter
+	}
+	return 0
 }

@@ -25,7 +25,7 @@ const simDefaultSteps = 2500
 // spec runs the fixed seeds of make test.
 func TestSim(t *testing.T) {
 	if *simSeed != 0 {
-		res := newSimRun(simOptions{seed: *simSeed, steps: *simSteps, trace: true}).run()
+		res := newSimRun(simOptions{seed: *simSeed, steps: *simSteps, trace: true, jitter: simDrawnJitter(*simSeed)}).run()
 		t.Log(strings.Join(res.trace, "\n"))
 		t.Logf("seed %d (%s): %d steps, %d lives; faults %s", res.seed, res.variant, res.steps, res.lives,
 			formatFaults(res.faults))
