@@ -89,7 +89,7 @@ var _ = Describe("The simulator", Label("sim"), func() {
 		Entry("the checkpoint's revision written from a relist's initial events", syncer.SimBreakInitialRevision,
 			"checkpoint-ahead"),
 		Entry("requests that did not reach the apiserver seen as its 500s", syncer.SimBreakUnreachableSeen,
-			"failure-report", "unreachable-late"),
+			"failure-report", "unreachable-late", "outage-relist", "wake-up"),
 		Entry("a relist's notes handed to the checkpoint before the relist completes", syncer.SimBreakRelistNotes,
 			"checkpoint-delivered"),
 		Entry("the types of one kind not merged", syncer.SimBreakSameKind,
