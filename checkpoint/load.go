@@ -125,6 +125,9 @@ func (s *Store) load() (snap *syncer.Persisted, err error) {
 		return nil, nil
 	}
 	snap.Identity = syncer.ClusterIdentity(old.Identity)
+	if old.Format != FormatVersion {
+		s.hdrDirty = true // an older format, read: the next write says it is this one
+	}
 	if s.hdr.Identity.Cluster == "" {
 		s.hdr.Identity.Cluster = old.Identity.Cluster // still to be confirmed
 	} else if old.Identity.Cluster == "" {
