@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubesync/kubesync/checkpoint"
 	"github.com/kubesync/kubesync/resources"
+	"github.com/kubesync/kubesync/syncer"
 )
 
 // fleetMix is what each agent of FLEET.md's fleet holds once in sync: 9,615
@@ -161,11 +162,11 @@ func fleetNetworkSet(i int) runtime.Object {
 }
 
 // writeFleetCheckpoint writes a checkpoint of the fleet's mix at path, for every
-// bundled type (what the fleet's agents watch), and returns the types and the
+// bundled type (what the fleet's agents watch), taken from id, and returns the types and the
 // number of objects.
-func writeFleetCheckpoint(b *testing.B, path string, log *logrus.Logger) ([]resources.Type, int) {
+func writeFleetCheckpoint(b *testing.B, path string, id syncer.ClusterIdentity, log *logrus.Logger) ([]resources.Type, int) {
 	ts := resources.All()
-	s, _, err := checkpoint.Open(path, here, ts, checkpoint.WithLogger(log))
+	s, _, err := checkpoint.Open(path, id, ts, checkpoint.WithLogger(log))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -204,7 +205,7 @@ func BenchmarkOpenFleet(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "state", "agent.db")
 	log := logrus.New()
 	log.SetLevel(logrus.ErrorLevel)
-	ts, total := writeFleetCheckpoint(b, path, log)
+	ts, total := writeFleetCheckpoint(b, path, here, log)
 	b.ResetTimer()
 	for b.Loop() {
 		s, snap, err := checkpoint.Open(path, here, ts, checkpoint.WithLogger(log))
