@@ -48,6 +48,7 @@ func BenchmarkWarmStartFleet(b *testing.B) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		b.Fatal(err)
 	}
+	var cpu time.Duration
 	for b.Loop() {
 		b.StopTimer()
 		if err := os.WriteFile(path, data, 0o600); err != nil {
@@ -64,12 +65,14 @@ func BenchmarkWarmStartFleet(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
+		cpu0 := cpuTime()
 		s.Start(context.Background())
 		select {
 		case <-w.resumed:
 		case <-time.After(time.Minute):
 			b.Fatal("no OnResumed within a minute")
 		}
+		cpu += cpuTime() - cpu0
 		b.StopTimer()
 		s.Stop()
 		s.Wait()
@@ -78,4 +81,5 @@ func BenchmarkWarmStartFleet(b *testing.B) {
 		}
 		b.StartTimer()
 	}
+	reportCPU(b, cpu)
 }
