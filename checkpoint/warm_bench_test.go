@@ -24,8 +24,8 @@ type snapshotWatch struct {
 }
 
 func (w *snapshotWatch) OnStatusUpdated(syncer.SyncStatus) {}
-func (w *snapshotWatch) OnUpdates(ups []syncer.Update)    { w.news += len(ups) }
-func (w *snapshotWatch) OnResumed(syncer.Resumed)         { w.once.Do(func() { close(w.resumed) }) }
+func (w *snapshotWatch) OnUpdates(ups []syncer.Update)     { w.news += len(ups) }
+func (w *snapshotWatch) OnResumed(syncer.Resumed)          { w.once.Do(func() { close(w.resumed) }) }
 
 // BenchmarkWarmStartFleet measures a warm start of one of the fleet's agents
 // from Start to the whole snapshot delivered (OnResumed): opening the
