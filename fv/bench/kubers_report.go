@@ -74,7 +74,9 @@ updates (lazy values); (c) a client-go informer with its indexer. Go's heap is s
 collected) and read after a forced GC at each phase's end; allocations are runtime/metrics' counts.
 "Since the start" adds the phases up from the start of the sync, as each of kube-rs's scenarios measures
 from its own start, the initial list included. The whole process's heap is counted: client-go's scheme and
-clients take a few MB before any object arrives (the heap before the sync, in the detail).
+clients take a few MB before any object arrives (the heap before the sync, in the detail). A phase's time
+runs from its start (the sync's; for the steady state, just before the first of the orchestrator's writes,
+which it includes) to its end.
 
 kube-rs's figures are its published ones (dhat's peak bytes), not measured here: another language and
 allocator (Rust frees at once, so its peak is live bytes only), and an in-memory stream of pre-built events
