@@ -18,8 +18,9 @@ import (
 // A record is one object: crc32c (4 bytes, of what follows), codec (1 byte),
 // uvarint length of the revision, the revision, then the encoded object.
 const (
-	codecProto = 'p' // a typed object's own protobuf encoding (no envelope)
-	codecJSON  = 'j' // an unstructured object's JSON
+	codecProto  = 'p' // a typed object's own protobuf encoding (no envelope)
+	codecJSON   = 'j' // an unstructured object's JSON (format 1; still read, and written for what codecBinary cannot hold)
+	codecBinary = 'b' // an unstructured object's content, tagged (binary.go; format 2)
 )
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
@@ -50,11 +51,14 @@ func encodeRecord(rev string, obj runtime.Object) ([]byte, error) {
 			// It would not decode: better that the type lists than the file be corrupt.
 			return nil, fmt.Errorf("cannot encode %s/%s: it has no kind", o.GetNamespace(), o.GetName())
 		}
-		js, err := o.MarshalJSON()
-		if err != nil {
-			return nil, err
+		var err error
+		if b, err = appendBinary(head(codecBinary, 256), o); err != nil {
+			js, err := o.MarshalJSON()
+			if err != nil {
+				return nil, err
+			}
+			b = append(head(codecJSON, len(js)), js...)
 		}
-		b = append(head(codecJSON, len(js)), js...)
 	case protoObject:
 		n := o.Size()
 		b = head(codecProto, n)
@@ -151,6 +155,12 @@ func (d decoder) decodeRecord(b []byte) (string, runtime.Object, error) {
 	rev := string(b[5+w : 5+w+int(n)])
 	payload := b[5+w+int(n):]
 	switch codec {
+	case codecBinary:
+		u, err := decodeBinary(payload)
+		if err != nil {
+			return "", nil, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
+		}
+		return rev, u, nil
 	case codecJSON:
 		u := &unstructured.Unstructured{}
 		if err := u.UnmarshalJSON(payload); err != nil {

@@ -13,7 +13,10 @@
 // every type with its scope, selectors and KeysOnly, and the time of the last
 // write) and, per type, the last revision reached and every object the syncer's
 // ledger holds, keyed by namespace/name, each with its revision and its encoded
-// source object: protobuf for typed built-in objects, JSON for unstructured ones. A restart decodes the objects and runs the type's
+// source object: protobuf for typed built-in objects, a compact tagged binary
+// form of the content for unstructured ones (format 2; format 1 wrote JSON,
+// which is still read, and JSON is still written for a value the binary form
+// does not hold). A restart decodes the objects and runs the type's
 // conversion on them again, so a Type with a custom Convert gets the same values
 // back as long as its conversion is deterministic. The ledger's keys are what that
 // conversion produces; they are not stored twice.

@@ -125,6 +125,9 @@ func (s *Store) load() (snap *syncer.Persisted, err error) {
 		return nil, nil
 	}
 	snap.Identity = syncer.ClusterIdentity(old.Identity)
+	if old.Format != FormatVersion {
+		s.hdrDirty = true // an older format, read: the next write says it is this one
+	}
 	if s.hdr.Identity.Cluster == "" {
 		s.hdr.Identity.Cluster = old.Identity.Cluster // still to be confirmed
 	} else if old.Identity.Cluster == "" {
@@ -153,8 +156,10 @@ func (s *Store) loadTypes(tx *bolt.Tx) (*syncer.Persisted, error) {
 			continue
 		}
 		var raw []rawRecord
+		var ids []byte // every key, end to end: one string for them all
 		if err := objs.ForEach(func(k, v []byte) error {
-			raw = append(raw, rawRecord{k, v})
+			raw = append(raw, rawRecord{key: k, val: v, lo: len(ids), hi: len(ids) + len(k)})
+			ids = append(ids, k...)
 			return nil
 		}); err != nil {
 			return nil, err
@@ -167,17 +172,23 @@ func (s *Store) loadTypes(tx *bolt.Tx) (*syncer.Persisted, error) {
 			}
 		}
 		var err error
-		if ts.Objects, err = decodeAll(newDecoder(gvk), raw); err != nil {
+		if ts.Objects, err = decodeAll(newDecoder(gvk), raw, string(ids)); err != nil {
 			return nil, fmt.Errorf("%w: %s: %w", errCorrupt, name, err)
 		}
 	}
 	return snap, nil
 }
 
-type rawRecord struct{ key, val []byte }
+// rawRecord is a record as bbolt holds it, and where its key is in the type's ids.
+type rawRecord struct {
+	key, val []byte
+	lo, hi   int
+}
 
 // decodeAll decodes records on every core: it is most of a warm start's time.
-func decodeAll(d decoder, raw []rawRecord) ([]syncer.PersistedObject, error) {
+// ids holds every record's key (rawRecord.lo, hi): each object's ID is a
+// substring of it, not an allocation of its own.
+func decodeAll(d decoder, raw []rawRecord, ids string) ([]syncer.PersistedObject, error) {
 	out := make([]syncer.PersistedObject, len(raw))
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(raw)/256))
 	chunk := (len(raw) + workers - 1) / workers
@@ -201,7 +212,7 @@ func decodeAll(d decoder, raw []rawRecord) ([]syncer.PersistedObject, error) {
 					errs[w] = fmt.Errorf("object %s: %w", raw[i].key, err)
 					return
 				}
-				out[i] = syncer.PersistedObject{ID: string(raw[i].key), Revision: rev, Object: obj}
+				out[i] = syncer.PersistedObject{ID: ids[raw[i].lo:raw[i].hi], Revision: rev, Object: obj}
 			}
 		}()
 	}

@@ -19,4 +19,10 @@
 // feeding a snapshot.Broker with 1, 10 and 100 subscribers, and a late subscriber
 // joining once they caught up, against 100 consumers that each run their own
 // syncer and Store.
+//
+// The kube-rs-shaped benchmark (kubers.go, RunKubers, cmd/kubers) runs the shape
+// of kube-rs's memory benchmark (10,000 small ConfigMaps; the initial list, 5,000
+// updates and 1,000 deletes, a relist) against the same kind of control plane,
+// with kubesync and an informer, and reports each phase's peak and steady heap and
+// allocations beside kube-rs's published figures (BENCHMARKS-kubers.md).
 package bench

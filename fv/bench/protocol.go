@@ -10,7 +10,7 @@ import (
 
 // Message is what a contender writes on its stdout, one JSON object a line.
 type Message struct {
-	// Type is "synced", "armed", "relisted" or "error".
+	// Type is "synced", "armed", "relisted", "phase" (kube-rs-shaped) or "error".
 	Type string `json:"type"`
 
 	// synced
@@ -43,6 +43,9 @@ type Message struct {
 
 	// Fanout is a fan-out contender's result, with "synced".
 	Fanout *FanoutResult `json:"fanout,omitempty"`
+
+	// Phase is a kube-rs-shaped contender's phase, with "phase" and "relisted".
+	Phase *Phase `json:"phase,omitempty"`
 }
 
 // Command is what the orchestrator writes on a contender's stdin.
@@ -55,6 +58,9 @@ type Command struct {
 	Expected  int    `json:"expected,omitempty"`
 	StartedAt int64  `json:"started_at,omitempty"`
 	ReadyAt   int64  `json:"ready_at,omitempty"`
+	// Objects is what a kube-rs-shaped contender holds once a "churn" (the
+	// steady phase: Expected updates marked with Token, and deletes) is done.
+	Objects int `json:"objects,omitempty"`
 }
 
 // lineWriter writes JSON lines, safe for concurrent use.

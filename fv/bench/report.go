@@ -161,6 +161,7 @@ func (r *Report) headerMarkdown(b *strings.Builder) {
 	p("- Control plane: kube-apiserver %s and etcd from package controlplane (envtest, loopback, watch cache on)\n", orchestrate.OrUnknown(r.ServerVersion))
 	p("- Load average (1, 5, 15 min) before the runs: %s; after: %s. The machine is shared: the control plane runs", r.LoadAvgBefore, r.LoadAvgAfter)
 	p(" on the same cores, and other work may have run at the same time.\n")
+	p("- %s\n", kubersLink)
 	for _, w := range r.Workloads {
 		extra := ""
 		if w.Kind == "ConfigMap" {

@@ -199,7 +199,9 @@ func (r *Report) targetsMarkdown(p func(string, ...any)) {
 		p("Time to the snapshot runs from an agent's Start to every persisted object delivered. The %d agents of a wave", o.Wave)
 		p(" start at once, in the one process that runs all N agents, on the cores the apiserver and etcd share: they check,")
 		p(" read and decode their files at the same time (each logs how long it took, `opened` and `queued`, in agents.log).")
-		p(" One agent alone: `go test -run '^$' -bench WarmStart ./fv/warmstart/` (ms-to-snapshot).\n\n")
+		p(" One agent alone: `go test -run '^$' -bench WarmStart ./fv/warmstart/` (ms-to-snapshot); the file of one of")
+		p(" this fleet's agents loaded without an apiserver, with its CPU time and a profile: `go test -run '^$' -bench Fleet")
+		p(" -cpuprofile cpu.out ./checkpoint` (docs/checkpoint.md, \"What a warm start costs\").\n\n")
 	}
 
 }

@@ -166,7 +166,9 @@ func NewInformer(cfg *rest.Config, types []resources.Type, strip bool, tell Tell
 	if err != nil {
 		return nil, err
 	}
-	i := &Informer{typed: informers.NewSharedInformerFactory(cs, 0), dyn: dynamicinformer.NewDynamicSharedInformerFactory(dc, 0),
+	ns := sharedNamespace(types) // "": every namespace
+	i := &Informer{typed: informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns)),
+		dyn:  dynamicinformer.NewFilteredDynamicSharedInformerFactory(dc, 0, ns, nil),
 		tell: tell, synced: newSynced(), stopCh: make(chan struct{})}
 	for _, t := range types {
 		inf, err := i.informerFor(t)
@@ -194,6 +196,20 @@ func NewInformer(cfg *rest.Config, types []resources.Type, strip bool, tell Tell
 		i.regs = append(i.regs, reg)
 	}
 	return i, nil
+}
+
+// sharedNamespace is the namespace every type is confined to, or "" (every
+// namespace) if they are not all confined to the same one.
+func sharedNamespace(types []resources.Type) string {
+	if len(types) == 0 {
+		return ""
+	}
+	for _, t := range types[1:] {
+		if t.Namespace != types[0].Namespace {
+			return ""
+		}
+	}
+	return types[0].Namespace
 }
 
 // informerFor returns the typed factory's informer for t's resource, or the
