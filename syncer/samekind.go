@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/types"
-
 	"github.com/kubesync/kubesync/resources"
 )
 
@@ -57,20 +55,6 @@ type sameKind struct {
 	keys    map[resources.Key]*holders
 	reached []uint64 // by type index: the revision its stream last confirmed
 	tombs   []tomb   // the tombstones, in the order they were laid
-}
-
-// holders is one key of a shared kind: the types that hold it, and what the
-// consumer holds of it, or, held false, the revision it last saw before the
-// key's Deleted.
-type holders struct {
-	types []int    // the indexes of the types that hold it, in the order they took it
-	revs  []string // the revision each of types holds, by position
-	held  bool
-	rev   string
-	uid   types.UID
-	// untold: by type index, a value a type holds that the consumer was not
-	// told, holding a later revision (tellUntold); nil if none.
-	untold map[int]Update
 }
 
 // tomb is a key the consumer was told Deleted at rev.
@@ -171,48 +155,6 @@ func (sk *sameKind) deleted(idx int, u Update, h *holders) (Update, bool) {
 	return u, true
 }
 
-// keepUntold keeps the value of the type at idx that the consumer was not
-// told because it holds a newer revision, unless it holds that very one.
-func (h *holders) keepUntold(idx int, u Update) {
-	if u.Revision == h.rev && u.UID == h.uid {
-		return
-	}
-	if h.untold == nil {
-		h.untold = map[int]Update{}
-	}
-	h.untold[idx] = u
-}
-
-// tellUntold: after a cluster change (sameKind.forget), the consumer holds
-// another cluster's object, and a type that let the key go may have been the
-// last to hold it. A type that still holds the key may hold this cluster's
-// object, untold because the other cluster's revision was higher, and its
-// ledger will not bring it again: the consumer is told the newest such value.
-// In one history nothing is told here: each type's stream brings its own.
-func (h *holders) tellUntold() (Update, bool) {
-	if !h.held || h.rev != "" {
-		return Update{}, false
-	}
-	u, ok := h.newestUntold()
-	if ok {
-		u.UpdateType = KVUpdated
-		h.uid = u.UID // its revision too may be the other cluster's: still forgotten
-	}
-	return u, ok
-}
-
-// newestUntold takes the newest value untold, if any.
-func (h *holders) newestUntold() (Update, bool) {
-	var newest Update
-	for _, t := range h.types { // in the order they took the key: one answer per seed
-		if v, ok := h.untold[t]; ok && (newest.Revision == "" || revisionAfter(v.Revision, newest.Revision)) {
-			newest = v
-		}
-	}
-	clear(h.untold)
-	return newest, newest.Revision != ""
-}
-
 // bury makes the key, which no type holds now, a tombstone at the later of
 // the consumer's revision and rev. A revision that is not an integer cannot
 // be ordered, nor one of a key whose revision another cluster's
@@ -284,52 +226,6 @@ func (sk *sameKind) forget() []Update {
 	sk.tombs = nil
 	slices.SortFunc(told, func(a, b Update) int { return strings.Compare(a.Key.String(), b.Key.String()) })
 	return told
-}
-
-// take records that the type at idx holds the key at rev, and returns the
-// revision it held before, if it held one.
-func (h *holders) take(idx int, rev string) (prev string, had bool) {
-	for i, t := range h.types {
-		if t == idx {
-			prev, h.revs[i] = h.revs[i], rev
-			return prev, true
-		}
-	}
-	h.types = append(h.types, idx)
-	h.revs = append(h.revs, rev)
-	return "", false
-}
-
-// holdsAfter says whether a type holds the key at a revision later than rev.
-//
-// One type's revisions of a key never go back in one history: its stream
-// moves forward, and its relist is a consistent read at or after what it
-// held. A type that held the consumer's revision and now brings an older one
-// was answered from another history (a cluster changed or restored before its
-// identity could be read), and the consumer's revision is then held by no
-// type: the consumer is told the type's value, unless another type
-// holds a later one, whose stream tells it.
-func (h *holders) holdsAfter(rev string) bool {
-	for _, r := range h.revs {
-		if revisionAfter(r, rev) {
-			return true
-		}
-	}
-	return false
-}
-
-// drop records that the type at idx no longer holds the key, and returns the
-// revision it held, if it did.
-func (h *holders) drop(idx int) (string, bool) {
-	for i, t := range h.types {
-		if t == idx {
-			rev := h.revs[i]
-			h.types = append(h.types[:i], h.types[i+1:]...)
-			h.revs = append(h.revs[:i], h.revs[i+1:]...)
-			return rev, true
-		}
-	}
-	return "", false
 }
 
 // revisionAfter says whether rv is a later revision than held. Integer
