@@ -37,9 +37,9 @@ func (r *simRun) act(writes bool) {
 		add(4, r.write)
 	}
 	add(3, r.catchUp)
-	for _, sw := range l.watchers {
-		if sw != nil && sw.ready(now) {
-			add(6, sw.advance)
+	for _, g := range l.watchers {
+		if g != nil && g.ready(now) {
+			add(6, g.advance)
 		}
 	}
 	if len(l.s.queue) > 0 && r.fx.slowConsumer == 0 && !r.consumerHeld() {
@@ -79,8 +79,8 @@ func (r *simRun) act(writes bool) {
 
 func (r *simRun) anyReady() bool {
 	now := r.clk.Now()
-	for _, sw := range r.life.watchers {
-		if sw != nil && sw.ready(now) {
+	for _, g := range r.life.watchers {
+		if g != nil && g.ready(now) {
 			return true
 		}
 	}
@@ -90,13 +90,11 @@ func (r *simRun) anyReady() bool {
 // jump moves the clock to the next time a watcher has something to do.
 func (r *simRun) jump() {
 	var next time.Time
-	for _, sw := range r.life.watchers {
-		if sw == nil || sw.stage == stDone {
+	for _, g := range r.life.watchers {
+		if g == nil || g.done || g.ctx.Err() != nil {
 			continue
 		}
-		if w := sw.wake(); !w.IsZero() && (next.IsZero() || w.Before(next)) {
-			next = w
-		}
+		next = earliest(next, g.wake())
 	}
 	if now, next := r.clk.Now(), r.outageWake(next); next.After(now) {
 		r.clk.SetTime(next)
