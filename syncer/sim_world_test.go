@@ -214,7 +214,8 @@ func describe(ev event) string {
 // another UID, for unchanged; 11: InSync while a type that was refused lists
 // again, after a streaming list refused or stalled; 12: a relist's changes
 // reach the checkpoint before the consumer; 13: a key of a kind two types
-// share (WithName), which the loop did not merge (sameKind);
+// share (WithName), which the loop did not merge (sameKind), or lost once the
+// cluster changed (converge);
 // 14 to 16, an outage's
 // (sim_outage_test.go): 14: Unreachable reported a progress deadline late, at
 // the next error; 15: failures to reach the apiserver counted toward a relist;
@@ -255,7 +256,12 @@ func (r *simRun) classify(rule simRule, msg string) int {
 		return 15
 	case ruleWakeUp:
 		return 16
-	case ruleCheckpointAhead, ruleConverge:
+	case ruleConverge:
+		if r.confirmedOther && r.classifySameKind(msg) != 0 {
+			return 13 // a key of a shared kind lost where two clusters' revisions meet
+		}
+		return r.classifyState(l, rule, msg)
+	case ruleCheckpointAhead:
 		return r.classifyState(l, rule, msg)
 	case ruleLiveness:
 		return classifyLiveness(msg)
