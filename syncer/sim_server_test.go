@@ -80,6 +80,9 @@ const (
 // never answered: its deadline cuts it.
 func (s *simLW) request(ctx context.Context, d time.Duration, slow bool) error {
 	g := s.r.cur
+	if g == nil || g.idx != s.idx {
+		panic("sim: a request of " + s.t.Name + " outside its watcher generation's coroutine")
+	}
 	g.begun = true
 	if !g.wait(simPark{kind: pkRequest, at: s.r.clk.Now().Add(d), ctx: ctx}) {
 		return context.Canceled

@@ -116,10 +116,10 @@ func (s *simLW) streamRefusal(i int) error {
 // watcher).
 func (s *simLW) openStream(ctx context.Context, opts metav1.ListOptions) (wire.Stream, error) {
 	r := s.r
-	r.cur.streamList = true
 	if err := s.request(ctx, 0, false); err != nil {
 		return nil, err
 	}
+	r.cur.streamList = true
 	i, srv := s.server()
 	r.checkStreamFails(s.idx)
 	if err := s.streamRefusal(i); err != nil {
@@ -151,10 +151,10 @@ func (s *simLW) openStream(ctx context.Context, opts metav1.ListOptions) (wire.S
 // it or is a 504.
 func (s *simLW) openWatch(ctx context.Context, opts metav1.ListOptions) (wire.Stream, error) {
 	r := s.r
-	r.cur.streamList = false
 	if err := s.refused(ctx, reqWatch, 0, false); err != nil {
 		return nil, err
 	}
+	r.cur.streamList = false
 	i, srv := s.server()
 	var pos int64
 	fmt.Sscan(opts.ResourceVersion, &pos)
@@ -176,10 +176,10 @@ func (s *simLW) openWatch(ctx context.Context, opts metav1.ListOptions) (wire.St
 // only event is the initial-events-end bookmark at the server's revision.
 func (s *simLW) openFence(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	r := s.r
-	r.cur.streamList = false
 	if err := s.request(ctx, 0, false); err != nil {
 		return nil, err
 	}
+	r.cur.streamList = false
 	i, srv := s.server()
 	if err := s.streamRefusal(i); err != nil {
 		return nil, err
