@@ -215,9 +215,12 @@ func (st *simStream) ResultChan() <-chan watch.Event {
 	if st.closed {
 		return simClosed
 	}
-	if !st.g.wait(simPark{kind: pkStream, st: st, ctx: st.ctx}) || st.ctx.Err() != nil {
-		if st.silent && st.ctx.Err() != nil {
-			st.s.r.fire(fSilent)
+	if !st.g.wait(simPark{kind: pkStream, st: st, ctx: st.ctx}) {
+		return nil // the loop stopped the generation
+	}
+	if st.ctx.Err() != nil {
+		if st.silent {
+			st.s.r.fire(fSilent) // the guard noticed the silence
 		}
 		return nil
 	}
