@@ -123,6 +123,26 @@ var _ = Describe("the metadata-first relist's GETs", func() {
 		}
 	})
 
+	It("with one GET at a time, on the watcher's own goroutine, lists in full when an object is gone", func() {
+		const changed = 10
+		r := startGetsRun(changed, 1)
+		gate := newGetGate()
+		gate.open() // it only counts
+		var once sync.Once
+		r.res().BeforeGets(func(ns, name string) {
+			once.Do(func() { r.api.Delete(r.t, "ns", r.name(3)) })
+			gate.enter(ns, name)
+		})
+		r.change(changed)
+		cost := r.expire(changed)
+		Expect(gate.mostInFlight()).To(Equal(1))
+		Expect(cost.gets).To(HaveLen(4), "the GETs stop at the one that found its object gone")
+		Expect(cost.lists).To(Equal(2*metaObjects/50), "the metadata list, then the full one")
+		_, ok := r.store.Get(r.t.KeyFor("ns", r.name(3)))
+		Expect(ok).To(BeFalse(), "the object gone is deleted")
+		Expect(r.store.List(r.t.Kind)).To(HaveLen(metaObjects - 1))
+	})
+
 	It("with one GET at a time fetches the changed objects one after another, as before", func() {
 		const changed = 10
 		r := startGetsRun(changed, 1)

@@ -76,11 +76,13 @@ type config struct {
 	// compression is WithCompression's (compression.go); nil: the rest.Config's.
 	compression *bool
 
-	// jitter draws a wait in [0, d]: the loop's jitter source (wakeup.go).
+	// jitter draws a wait in [0, d]: the syncer's jitter source, for the
+	// loop's wake-up (wakeup.go) and a watch's timeout (watcher.session).
 	jitter func(d time.Duration) time.Duration
 
 	// spawn runs a watcher generation; nil: on a goroutine of its own. The
-	// simulator replaces it to run the loop's steps on one goroutine.
+	// simulator replaces it to run the generation as a coroutine of its one
+	// goroutine (its clock and watcher.handOff set), the loop's steps beside.
 	spawn func(ctx context.Context, w *watcher, p plan, done chan struct{})
 }
 

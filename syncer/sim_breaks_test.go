@@ -65,9 +65,9 @@ func (r *simRun) breakStream(ts *typeState, ev event) event {
 	return ev
 }
 
-// streaming: sw, of generation gen, lists by a stream (simWatcher.begin).
-func (r *simRun) streaming(sw *simWatcher, gen uint64) bool {
-	return sw != nil && sw.w.gen == gen && sw.p.list && sw.p.strategy == WatchList && !(sw.p.metaFirst && !sw.full)
+// streaming: g, of generation gen, lists by a stream (watcher.streamThenWatch).
+func (r *simRun) streaming(g *simGen, gen uint64) bool {
+	return g != nil && g.w.gen == gen && g.streamList
 }
 
 // breakHandled changes the type's state, or the queue, right after the loop

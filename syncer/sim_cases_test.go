@@ -104,4 +104,9 @@ var simFixedCases = []simCase{
 // breaks the rule named as its defect (-sim.regressions=found); they run
 // clean once it is fixed (-sim.regressions=fixed), and then join the cases
 // above.
-var simOpenCases = []simCase{}
+var simOpenCases = []simCase{
+	{defect: 13, rule: "converge", seed: 839, live: true,
+		name: "after a cluster change, a type's relist that completes after the other type's deletes the old cluster's pod " +
+			"at its old revision, and the tombstone that leaves hides the new cluster's pod of that name",
+		faults: "105:write-burst(target 76, 15 steps); 105:cluster-changed(target 755, 30 steps); 132:continue-at-newer-revision(target 741, 28 steps); 161:slow-consumer(target 760, 45 steps); 376:silent-connection(target 1018, 46 steps); 740:watch-cut(target 338, 21 steps); 785:write-burst(target 116, 57 steps); 793:cache-stall(target 493, 55 steps); 811:watch-410(target 176, 16 steps); 831:crd-removed(target 657, 31 steps); 1010:consumer-held(target 869, 7 steps); 1012:restart(target 584, 48 steps); 1018:kill(target 827, 29 steps); 1193:consumer-held(target 925, 43 steps); 1199:identity-unknown(target 647, 54 steps); 1265:relist(target 217, 50 steps); 1292:write-burst(target 435, 26 steps); 1365:stalled-server(target 214, 43 steps); 1370:identity-unknown(target 204, 62 steps); 1375:internal-error(target 497, 19 steps); 1520:cluster-changed(target 320, 59 steps); 1649:continue-at-newer-revision(target 280, 18 steps); 1669:slow-consumer(target 460, 44 steps)"},
+}

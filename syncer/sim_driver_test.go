@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -27,9 +28,10 @@ import (
 // one goroutine, on a fake clock, with a seeded random source, against the
 // cluster model of internal/sim. What Syncer.run does between them, it does
 // itself, in the same order: one event handled, one delivery made or one
-// relist request served per step, then reportStatus. A watcher generation runs
-// no goroutine (config.spawn): simWatcher (sim_watcher_test.go) models what
-// the real one would send. The oracle (sim_oracle_test.go) checks every step.
+// relist request served per step, then reportStatus. A watcher generation is
+// the product's watcher run as a coroutine (config.spawn, simGen in
+// sim_gen_test.go), against the apiserver's side of its requests (simLW,
+// sim_server_test.go). The oracle (sim_oracle_test.go) checks every step.
 
 // simOptions is one run.
 type simOptions struct {
@@ -112,12 +114,14 @@ type simRun struct {
 	clusters map[string]*sim.Cluster
 	file     *simFile
 	life     *simLife
-	lives    int
-	step     int
-	faults   []simFault
-	nextF    int
-	fx       simFaultState
-	res0     simResult
+	// cur is the generation whose watcher runs now, which its requests park.
+	cur    *simGen
+	lives  int
+	step   int
+	faults []simFault
+	nextF  int
+	fx     simFaultState
+	res0   simResult
 	// the seed's variant
 	initial    InitialList
 	metaRelist float64
@@ -150,7 +154,9 @@ type simLife struct {
 	h        handlers
 	store    *simStore
 	consumer *simConsumer
-	watchers []*simWatcher
+	// watchers is each type's current generation; gens every one not reaped.
+	watchers []*simGen
+	gens     []*simGen
 	// The identity's reads: the first answers at once; later ones (confirmLater)
 	// wait for the simulator, as do its timers and its answer to the loop.
 	first   simAnswer
@@ -289,9 +295,10 @@ func (r *simRun) options(l *simLife) []Option {
 		WithTiming(Timing{Backoff: r.backoff(), ErrorsToRelist: 3, BehindLimit: 15 * time.Second,
 			MinWatchLife: 5 * time.Second, WatchProgressTimeout: 10 * time.Second, InitialEventsTimeout: 5 * time.Second,
 			UnreachableAfter: simUnreachableAfter}),
-		WithMetadataRelist(MetadataRelist{MaxChanged: r.metaRelist, Off: r.metaRelist == 0}),
+		// One GET at a time: on the watcher's own goroutine (wire.MetaRelist.Fetch).
+		WithMetadataRelist(MetadataRelist{MaxChanged: r.metaRelist, Off: r.metaRelist == 0, Gets: 1}),
 		WithRequired(r.types[r.required].Name),
-		WithListerWatcher(func(resources.Type) (cache.ListerWatcherWithContext, error) { return simLW{}, nil }),
+		WithListerWatcher(r.listerWatcher),
 		withClock(&simClock{r: r, l: l}), withSpawn(r.spawn),
 		func(c *config) { c.watchTimeout, c.jitter = simWatchLife, r.jitter },
 	}
@@ -311,7 +318,7 @@ func (r *simRun) startLife() {
 		r.cluster = r.newCluster()
 	}
 	l := &simLife{done: make(chan struct{}), answers: make(chan simAnswer), timers: make(chan *simTimer),
-		types: make([]simTypeLife, len(r.types)), watchers: make([]*simWatcher, len(r.types)),
+		types: make([]simTypeLife, len(r.types)), watchers: make([]*simGen, len(r.types)),
 		proxied: make([]bool, len(r.types)), proxiedMeta: make([]bool, len(r.types))}
 	l.ctx, l.cancel = context.WithCancel(context.Background())
 	l.first = simAnswer{uid: r.cluster.UID}
@@ -377,6 +384,7 @@ func (r *simRun) stopLife(clean bool) {
 		ts.stop()
 	}
 	l.cancel()
+	r.reap()
 	close(l.done)
 	l.s.ckptWG.Wait()
 	if clean && l.s.warm != nil {
@@ -446,6 +454,7 @@ func (r *simRun) relistArm(req relistRequest) {
 	r.tracef("relist %s", r.types[req.idx].Name)
 	ts := l.s.types[req.idx]
 	l.s.exec(l.ctx, ts, forceList(ts))
+	r.reap()
 	close(req.reply)
 	r.reportStatus()
 }
@@ -468,20 +477,47 @@ func (r *simRun) deliver() {
 // backPressure is Syncer.run's: past maxQueued the loop takes no event.
 func (r *simRun) backPressure() bool { return r.life.s.queued >= r.life.s.cfg.maxQueued }
 
-// spawn is config.spawn: the generation runs no goroutine; simWatcher models it.
+// spawn is config.spawn: the generation's watcher runs as a coroutine of the
+// driver (simGen), to its first park at once.
 func (r *simRun) spawn(ctx context.Context, w *watcher, p plan, done chan struct{}) {
 	close(done)
 	l := r.life
 	ts := l.s.types[w.idx]
 	r.notePlan(ts, w, p)
-	l.watchers[w.idx] = newSimWatcher(r, l, ctx, ts, w, p)
+	g := newSimGen(r, l, ctx, ts, w, p)
+	l.watchers[w.idx] = g
+	l.gens = append(l.gens, g)
+	g.start()
+}
+
+// reap ends the generations the loop stopped (simGen.reap).
+func (r *simRun) reap() {
+	l := r.life
+	live := l.gens[:0]
+	for _, g := range l.gens {
+		if g.ctx.Err() != nil {
+			g.reap()
+		}
+		if !g.done {
+			live = append(live, g)
+		}
+	}
+	clear(l.gens[len(live):])
+	l.gens = live
+}
+
+// listerWatcher is WithListerWatcher's: the apiserver's side of the type's
+// requests (simLW).
+func (r *simRun) listerWatcher(t resources.Type) (cache.ListerWatcherWithContext, error) {
+	i := slices.IndexFunc(r.types, func(u resources.Type) bool { return u.Name == t.Name })
+	return &simLW{r: r, idx: i, t: t}, nil
 }
 
 // handle hands one watcher event to the loop, as Syncer.run's event arm does,
 // with the oracle's checks around it.
-func (r *simRun) handle(sw *simWatcher, ev event) {
+func (r *simRun) handle(g *simGen, ev event) {
 	l := r.life
-	ev.idx, ev.gen = sw.w.idx, sw.w.gen
+	ev.idx, ev.gen = g.w.idx, g.w.gen
 	ts := l.s.types[ev.idx]
 	r.tracef("%s gen %d: %s", ts.t.Name, ev.gen, describe(ev))
 	before := r.beforeHandle(ts, ev)
@@ -509,7 +545,7 @@ func (r *simRun) handle(sw *simWatcher, ev event) {
 			l.s.warm.cp.Revision(ts.t.Name, o.Rev)
 		}
 	}
-	r.noteStream(sw, ev)
+	r.noteStream(g, ev)
 	r.afterHandle(ts, ev, before)
 	r.afterOutage(ts, ev, reach, parked)
 	r.checkReach(ts, ev, reach)
@@ -517,6 +553,7 @@ func (r *simRun) handle(sw *simWatcher, ev event) {
 	r.checkMoved()
 	r.noteAnswer(ts.idx, ev, reach.current)
 	r.doing = ""
+	r.reap()
 	r.reportStatus()
 }
 

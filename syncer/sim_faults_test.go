@@ -202,9 +202,9 @@ func (r *simRun) apply(f simFault) {
 		r.fire(fServerRestart)
 		srv := r.cluster.Servers[si]
 		srv.Restart()
-		for _, sw := range r.life.watchers {
-			if sw != nil && sw.stage == stStream && sw.st.srv == srv && sw.st.errNext == nil {
-				sw.st.errNext = errSimReset
+		for _, g := range r.life.watchers {
+			if g != nil && g.st != nil && g.st.srv == srv && g.st.errNext == nil {
+				g.st.errNext = errSimReset
 			}
 		}
 	case fForbidden:

@@ -276,15 +276,15 @@ func (r *simRun) checkStreamFails(idx int) {
 // noteStream notes, for the oracle, a failed stream the loop handled: one the
 // server refused, stalled or cut (only that may make an Auto type page for
 // good), and whether it counts toward giving streams up (streamCounts).
-func (r *simRun) noteStream(sw *simWatcher, ev event) {
-	lt := &r.life.types[sw.idx]
+func (r *simRun) noteStream(g *simGen, ev event) {
+	lt := &r.life.types[g.idx]
 	switch {
 	case ev.kind == evError && ev.stream:
 		lt.streamFault = true
 		if streamCounts(ev.err) {
 			lt.streamFails++
 		}
-	case ev.kind == evFenceFailed && !sw.p.fenceByList:
+	case ev.kind == evFenceFailed && !g.p.fenceByList:
 		lt.streamFault = true
 	}
 }

@@ -1,8 +1,6 @@
 package syncer
 
 import (
-	"context"
-	"fmt"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -68,26 +66,13 @@ func (r *simRun) outage() *simOutage {
 	return &r.outages
 }
 
-// stalledRequest is the error of a request of a type whose apiserver is
-// stalled: no answer, until the request's deadline cuts it (guard.explain).
-func (sw *simWatcher) stalledRequest(req simRequest) error {
-	r := sw.r
-	r.fire(fStalledServer)
-	d := sw.w.cfg.progressTimeout
-	if req == reqStream {
-		d = sw.w.cfg.initialEventsTimeout
-	}
-	sw.at = r.clk.Now().Add(d)
-	return fmt.Errorf("%w (%s): %w", errNoProgress, d, context.Canceled)
-}
-
 // stall begins a stall of type i's apiserver for steps: its open stream goes
 // silent (its deadline will cut it), and its requests hang until theirs.
 func (r *simRun) stall(i, steps int) {
 	r.fx.stallUntil[i] = r.clk.Now().Add(time.Duration(steps) * 400 * time.Millisecond)
-	if sw := r.life.watchers[i]; sw != nil && sw.stage == stStream && sw.st.errNext == nil && !sw.st.silent {
+	if g := r.life.watchers[i]; g != nil && g.st != nil && g.st.errNext == nil && !g.st.silent {
 		r.fire(fStalledServer)
-		sw.st.silent = true
+		g.st.silent = true
 	}
 }
 
@@ -141,7 +126,7 @@ func (r *simRun) breakOutage(ts *typeState, ev event, reach simReach) event {
 // watcher then.
 type simParked struct {
 	idx int
-	sw  *simWatcher
+	g   *simGen
 }
 
 // beforeOutage notes, before the loop handles ev of ts, the types the
@@ -154,10 +139,10 @@ func (r *simRun) beforeOutage(ts *typeState, reach simReach) simOutageBefore {
 	if !reach.current || reach.notReached || !o.down {
 		return b
 	}
-	for j, sw := range l.watchers {
-		if j != ts.idx && sw != nil && sw.ctx.Err() == nil && sw.stage == stStart && !l.types[j].downSince.IsZero() &&
-			!o.types[j].woken && sw.at.After(r.clk.Now()) {
-			b.parked = append(b.parked, simParked{j, sw})
+	for j, g := range l.watchers {
+		if j != ts.idx && g != nil && g.ctx.Err() == nil && g.sleeping() && !l.types[j].downSince.IsZero() &&
+			!o.types[j].woken && g.at().After(r.clk.Now()) {
+			b.parked = append(b.parked, simParked{j, g})
 			o.types[j].waking = true
 		}
 	}
@@ -180,12 +165,12 @@ func (r *simRun) afterOutage(ts *typeState, ev event, reach simReach, b simOutag
 	}
 	o, l, now := r.outage(), r.life, r.clk.Now()
 	for _, p := range b.parked {
-		sw := l.watchers[p.idx]
+		g := l.watchers[p.idx]
 		o.types[p.idx].waking = false
-		o.types[p.idx].woken = sw != p.sw
-		if p.sw.at.After(now.Add(simWakeBound)) && sw.at.After(now.Add(simWakeBound)) {
+		o.types[p.idx].woken = g != p.g
+		if p.g.at().After(now.Add(simWakeBound)) && g.at().After(now.Add(simWakeBound)) {
 			r.violate(ruleWakeUp, "%s still waits %s to retry, although the apiserver answered %s of %s",
-				r.types[p.idx].Name, sw.at.Sub(now), describe(ev), ts.t.Name)
+				r.types[p.idx].Name, g.at().Sub(now), describe(ev), ts.t.Name)
 		}
 	}
 	ot := &o.types[ts.idx]

@@ -88,9 +88,9 @@ func (r *simRun) checkReach(ts *typeState, ev event, reach simReach) {
 // cutOff begins an outage of type i: its open stream, if any, breaks as a
 // connection reset; its requests are refused until the outage ends.
 func (r *simRun) cutOff(i int) {
-	if sw := r.life.watchers[i]; sw != nil && sw.stage == stStream && sw.st.errNext == nil {
+	if g := r.life.watchers[i]; g != nil && g.st != nil && g.st.errNext == nil {
 		r.fire(fUnreachable)
-		sw.st.errNext = errSimReset
+		g.st.errNext = errSimReset
 	}
 }
 

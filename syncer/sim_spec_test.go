@@ -88,6 +88,8 @@ var _ = Describe("The simulator", Label("sim"), func() {
 		Entry("the stale-event skip taking every Deleted", syncer.SimBreakSkipDeletes, "converge", "checkpoint-ahead"),
 		Entry("the checkpoint's revision written from a relist's initial events", syncer.SimBreakInitialRevision,
 			"checkpoint-ahead"),
+		// A failure the loop takes for a 500 does not park its type either, so
+		// the wake-up, which the simulator's own knowledge expects, may break first.
 		Entry("requests that did not reach the apiserver seen as its 500s", syncer.SimBreakUnreachableSeen,
 			"failure-report", "unreachable-late", "outage-relist", "wake-up"),
 		Entry("a relist's notes handed to the checkpoint before the relist completes", syncer.SimBreakRelistNotes,

@@ -38,9 +38,9 @@ func (r *simRun) act(writes bool) {
 		add(4, r.write)
 	}
 	add(3, r.catchUp)
-	for _, sw := range l.watchers {
-		if sw != nil && sw.ready(now) {
-			add(6, sw.advance)
+	for _, g := range l.watchers {
+		if g != nil && g.ready(now) {
+			add(6, g.advance)
 		}
 	}
 	if len(l.s.queue) > 0 && r.fx.slowConsumer == 0 && !r.consumerHeld() {
@@ -80,8 +80,8 @@ func (r *simRun) act(writes bool) {
 
 func (r *simRun) anyReady() bool {
 	now := r.clk.Now()
-	for _, sw := range r.life.watchers {
-		if sw != nil && sw.ready(now) {
+	for _, g := range r.life.watchers {
+		if g != nil && g.ready(now) {
 			return true
 		}
 	}
@@ -91,13 +91,11 @@ func (r *simRun) anyReady() bool {
 // jump moves the clock to the next time a watcher has something to do.
 func (r *simRun) jump() {
 	var next time.Time
-	for _, sw := range r.life.watchers {
-		if sw == nil || sw.stage == stDone {
+	for _, g := range r.life.watchers {
+		if g == nil || g.done || g.ctx.Err() != nil {
 			continue
 		}
-		if w := sw.wake(); !w.IsZero() && (next.IsZero() || w.Before(next)) {
-			next = w
-		}
+		next = earliest(next, g.wake())
 	}
 	if now, next := r.clk.Now(), r.outageWake(next); next.After(now) {
 		r.clk.SetTime(next)
@@ -217,7 +215,8 @@ func describe(ev event) string {
 // another UID, for unchanged; 11: InSync while a type that was refused lists
 // again, after a streaming list refused or stalled; 12: a relist's changes
 // reach the checkpoint before the consumer; 13: a key of a kind two types
-// share (WithName), which the loop did not merge (sameKind);
+// share (WithName), which the loop did not merge (sameKind), or lost once the
+// cluster changed (converge);
 // 14 to 16, an outage's
 // (sim_outage_test.go): 14: Unreachable reported a progress deadline late, at
 // the next error; 15: failures to reach the apiserver counted toward a relist;
@@ -262,7 +261,12 @@ func (r *simRun) classify(rule simRule, msg string) int {
 		return 15
 	case ruleWakeUp:
 		return 16
-	case ruleCheckpointAhead, ruleConverge:
+	case ruleConverge:
+		if r.confirmedOther && r.classifySameKind(msg) != 0 {
+			return 13 // a key of a shared kind lost where two clusters' revisions meet
+		}
+		return r.classifyState(l, rule, msg)
+	case ruleCheckpointAhead:
 		return r.classifyState(l, rule, msg)
 	case ruleLiveness:
 		return classifyLiveness(msg)

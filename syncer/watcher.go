@@ -3,7 +3,6 @@ package syncer
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -91,6 +90,9 @@ type watcher struct {
 	// firstRead: the type has delivered no list yet (nor resumed one), so its
 	// stream need not be a consistent read (streamThenWatch).
 	firstRead bool
+	// handOff, when set, hands an event to the loop in the stead of events
+	// (config.spawn's: the simulator takes each event at a step of its own).
+	handOff func(ctx context.Context, ev event) bool
 }
 
 func (w *watcher) run(ctx context.Context, p plan) {
@@ -132,6 +134,9 @@ func (w *watcher) fail(ctx context.Context, ev event) {
 
 func (w *watcher) send(ctx context.Context, ev event) bool {
 	ev.idx, ev.gen = w.idx, w.gen
+	if w.handOff != nil {
+		return w.handOff(ctx, ev)
+	}
 	select {
 	case w.events <- ev:
 		return true
@@ -229,9 +234,10 @@ func (w *watcher) watch(ctx context.Context, rv string) {
 
 // session opens one watch, reads it to its end and tells the loop how it ended.
 // It carries a randomized timeoutSeconds, as client-go's reflector does, so that a
-// fleet of watchers does not reconnect at one instant.
+// fleet of watchers does not reconnect at one instant: up to twice the watch
+// timeout, drawn from the syncer's jitter source.
 func (w *watcher) session(ctx context.Context, opts metav1.ListOptions, rv string, initial bool) {
-	opts.TimeoutSeconds = ptr.To(int64(w.cfg.watchTimeout.Seconds() * (1 + rand.Float64())))
+	opts.TimeoutSeconds = ptr.To(int64((w.cfg.watchTimeout + w.cfg.jitter(w.cfg.watchTimeout)).Seconds()))
 	if w.catchUp {
 		opts.TimeoutSeconds = ptr.To(int64(catchUpWatchTimeout))
 	}

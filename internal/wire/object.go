@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -156,6 +157,36 @@ func (o *Object) Partial() *metav1.PartialObjectMetadata {
 	return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: o.Meta.Name,
 		Namespace: o.Meta.Namespace, UID: types.UID(o.Meta.UID), ResourceVersion: o.Meta.ResourceVersion}}
 }
+
+// Decoded is obj, decoded already, as the raw path carries an object: its
+// metadata read from obj, and a body that decodes to obj. It serves a
+// source that has no wire to read (a simulated server) where the raw path
+// hands on what it read, as MetaSource.GetRaw does.
+func Decoded(obj runtime.Object) (*Object, error) {
+	m, err := apimeta.Accessor(obj)
+	if err != nil {
+		return nil, fmt.Errorf("decoded object %T: %w", obj, err)
+	}
+	md := meta.Meta{Namespace: m.GetNamespace(), Name: m.GetName(), UID: string(m.GetUID()),
+		ResourceVersion: m.GetResourceVersion()}
+	return &Object{Meta: md, f: decodedFormat{obj}, owned: true}, nil
+}
+
+// decodedFormat is the format of an object Decoded: its only body is the
+// object, which decode copies.
+type decodedFormat struct{ obj runtime.Object }
+
+var errNoWire = errors.New("a decoded object has no wire form")
+
+func (f decodedFormat) page([]byte, bool) (Page, error) { return Page{}, errNoWire }
+func (f decodedFormat) events(*bufio.Reader, byte, bool) func() (watch.Event, error) {
+	return nil
+}
+func (f decodedFormat) jsonWatch(io.ReadCloser) (watch.Interface, error) { return nil, errNoWire }
+func (f decodedFormat) response([]byte) (runtime.Object, error)          { return nil, errNoWire }
+func (f decodedFormat) decode([]byte) (runtime.Object, error)            { return f.obj.DeepCopyObject(), nil }
+func (f decodedFormat) metaOf([]byte) (meta.Meta, string, error)         { return meta.Meta{}, "", errNoWire }
+func (f decodedFormat) keep([]byte) ([]byte, error)                      { return nil, errNoWire }
 
 // Page is one list page as the raw path read it: either its items undecoded
 // (Objects) or the whole page decoded (List).

@@ -90,7 +90,11 @@ func (l *MetaRelist) Next(ctx context.Context) ([]Value, error) {
 // the objects read. The first GET that fails ends it: the others are
 // cancelled, and every GET has ended when Fetch returns; its error names the
 // object and wraps the server's answer. Only Fetch's own goroutine calls send.
+// With n 1 the GETs run on the caller's goroutine, one after another.
 func (l *MetaRelist) Fetch(ctx context.Context, rv string, n, batch int, bound Bound, send func(context.Context, []Value) bool) (int, error) {
+	if n <= 1 {
+		return l.fetchInline(ctx, rv, batch, bound, send)
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	fetched := make([]*Object, len(l.changed)) // each index written by the one GET that claimed it
 	got := make(chan int)                      // the index of a GET answered; it publishes fetched[i]
@@ -118,6 +122,28 @@ func (l *MetaRelist) Fetch(ctx context.Context, rv string, n, batch int, bound B
 		err = ctx.Err()
 	}
 	return int(bytes.Load()), err
+}
+
+// fetchInline is Fetch of one GET at a time, on the caller's goroutine: no
+// goroutine to hand the answers over, and the same batches in the same order.
+func (l *MetaRelist) fetchInline(ctx context.Context, rv string, batch int, bound Bound, send func(context.Context, []Value) bool) (int, error) {
+	var bytes atomic.Int64
+	vals := make([]Value, 0, min(len(l.changed), batch))
+	for i, m := range l.changed {
+		r, err := l.get(ctx, m, rv, bound, &bytes)
+		if err != nil {
+			return int(bytes.Load()), err
+		}
+		vals = append(vals, l.src.Convert(r))
+		if len(vals) < batch && i < len(l.changed)-1 {
+			continue
+		}
+		if !send(ctx, vals) {
+			return int(bytes.Load()), ctx.Err()
+		}
+		vals = make([]Value, 0, min(len(l.changed)-i-1, batch))
+	}
+	return int(bytes.Load()), nil
 }
 
 // get is one GET under bound; it adds the bytes read to bytes.
