@@ -93,4 +93,3 @@ func BenchmarkListByNamespace(b *testing.B) {
 		}
 	}
 }
-
