@@ -144,7 +144,7 @@ var _ = Describe("Informer", func() {
 })
 
 var _ = Describe("New", func() {
-	It("needs to know the kind of an object outside client-go's scheme", func() {
+	It("needs to know the kind of an object of an unnamed type", func() {
 		_, err := informer.New(nil, &struct{ corev1.Pod }{}, nil)
 		Expect(err).To(HaveOccurred())
 		_, err = informer.New(nil, &struct{ corev1.Pod }{}, nil,

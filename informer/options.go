@@ -3,6 +3,7 @@ package informer
 import (
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"time"
 
@@ -39,7 +40,8 @@ func WithManagedFields() Option { return func(o *options) { o.keepManagedFields 
 
 // WithGroupVersionKind names the objects' kind, for the syncer's type name and
 // metrics, where the example object does not say it (a typed object outside
-// client-go's scheme). Default: the example's kind, or client-go's scheme's.
+// client-go's scheme). Default: the example's kind, or client-go's scheme's,
+// or the name of its Go type.
 func WithGroupVersionKind(gvk schema.GroupVersionKind) Option {
 	return func(o *options) { o.gvk = gvk }
 }
@@ -68,6 +70,9 @@ func typeFor(example runtime.Object, o options) (resources.Type, error) {
 		if kinds, _, err := scheme.Scheme.ObjectKinds(example); err == nil && len(kinds) > 0 {
 			gvk = kinds[0]
 		}
+	}
+	if gvk.Kind == "" { // a name only: the Go type's
+		gvk.Kind = reflect.TypeOf(example).Elem().Name()
 	}
 	if gvk.Kind == "" {
 		return resources.Type{}, fmt.Errorf("informer: the kind of %T is unknown: use WithGroupVersionKind", example)
