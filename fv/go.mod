@@ -11,6 +11,7 @@ require (
 	github.com/go-logr/logr v1.4.3
 	github.com/kubesync/kubesync v0.5.0
 	github.com/kubesync/kubesync/controlplane v0.5.0
+	github.com/kubesync/kubesync/crcache v0.5.0
 	github.com/onsi/ginkgo/v2 v2.34.0
 	github.com/onsi/gomega v1.44.0
 	github.com/prometheus/client_golang v1.25.0
@@ -108,3 +109,5 @@ require (
 replace github.com/kubesync/kubesync => ..
 
 replace github.com/kubesync/kubesync/controlplane => ../controlplane
+
+replace github.com/kubesync/kubesync/crcache => ../crcache
