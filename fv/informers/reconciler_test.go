@@ -3,6 +3,8 @@ package informers
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
+	"time"
 
 	"github.com/go-logr/logr"
 	. "github.com/onsi/ginkgo/v2"
@@ -10,7 +12,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -59,8 +63,7 @@ func (r *peers) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, e
 
 // runManager runs a manager whose cache holds namespace ns's pods labelled
 // app=web, with the reconciler, until stop is called.
-// Its Pod informer is kubesync's if and only if kubesync is true.
-func runManager(cfg *rest.Config, ns, name string, newInformer func() cache.Options, kubesync bool) (stop func()) {
+func runManager(cfg *rest.Config, ns, name string, newInformer func() cache.Options) (stop func()) {
 	opts := newInformer()
 	opts.DefaultNamespaces = map[string]cache.Config{ns: {}}
 	opts.ByObject = map[client.Object]cache.ByObject{&corev1.Pod{}: {Label: labels.SelectorFromSet(labels.Set{"app": "web"})}}
@@ -77,10 +80,6 @@ func runManager(cfg *rest.Config, ns, name string, newInformer func() cache.Opti
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); Expect(mgr.Start(ctx)).To(Succeed()) }()
-	inf, err := mgr.GetCache().GetInformer(ctx, &corev1.Pod{})
-	Expect(err).NotTo(HaveOccurred())
-	_, isOurs := inf.(*informer.Informer)
-	Expect(isOurs).To(Equal(kubesync))
 	return func() { cancel(); Eventually(done).Should(BeClosed()) }
 }
 
@@ -94,12 +93,20 @@ var _ = Describe("A controller-runtime reconciler over Pods", Ordered, func() {
 		createPods(ctx, c.Kube, ns, newPod("a", "web", "g1"), newPod("b", "web", "g1"), newPod("c", "web", "g2"),
 			newPod("d", "db", "g1"))
 		createPods(ctx, c.Kube, other, newPod("e", "web", "g1"))
+		var ours atomic.Int32 // the kubesync informers crcache made
+		counting := func(lw toolscache.ListerWatcher, obj runtime.Object, d time.Duration, ix toolscache.Indexers) toolscache.SharedIndexInformer {
+			inf := crcache.NewInformer(lw, obj, d, ix)
+			if _, ok := inf.(*informer.Informer); ok {
+				ours.Add(1)
+			}
+			return inf
+		}
 		caches := map[string]func() cache.Options{
 			"default":  func() cache.Options { return cache.Options{} },
-			"kubesync": func() cache.Options { return crcache.Options(cache.Options{}) },
+			"kubesync": func() cache.Options { return cache.Options{NewInformer: counting} },
 		}
 		for _, name := range []string{"default", "kubesync"} {
-			stop := runManager(c.Config(), ns, name, caches[name], name == "kubesync")
+			stop := runManager(c.Config(), ns, name, caches[name])
 			Eventually(func() map[string]string { return seen(ctx, c, ns, name) }).Should(HaveLen(3))
 			stop()
 		}
@@ -107,6 +114,7 @@ var _ = Describe("A controller-runtime reconciler over Pods", Ordered, func() {
 		Expect(seen(ctx, c, ns, "default")).To(Equal(want))
 		Expect(seen(ctx, c, ns, "kubesync")).To(Equal(want))
 		Expect(seen(ctx, c, other, "kubesync")).To(BeEmpty(), "a namespace the cache does not hold")
+		Expect(ours.Load()).To(BeNumerically(">=", 1), "the Pod informer was kubesync's")
 	})
 })
 
