@@ -74,7 +74,7 @@ func runManager(cfg *rest.Config, ns, name string, newInformer func() cache.Opti
 		return []string{o.GetLabels()["group"]}
 	})).To(Succeed())
 	skip := true
-	Expect(ctrl.NewControllerManagedBy(mgr).For(&corev1.Pod{}).Named("peers-"+name).
+	Expect(ctrl.NewControllerManagedBy(mgr).For(&corev1.Pod{}).Named("peers-" + name).
 		WithOptions(controller.Options{SkipNameValidation: &skip}).
 		Complete(&peers{c: mgr.GetClient(), name: name})).To(Succeed())
 	ctx, cancel := context.WithCancel(context.Background())
