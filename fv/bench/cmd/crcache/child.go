@@ -54,8 +54,11 @@ func child(kubeconfig, name string, pods, perNS int) error {
 	defer cancel()
 	start := time.Now()
 	go func() { _ = c.Start(ctx) }()
-	if _, err := c.GetInformer(ctx, &corev1.Pod{}); err != nil { // blocks until synced
+	if _, err := c.GetInformer(ctx, &corev1.Pod{}); err != nil {
 		return err
+	}
+	if !c.WaitForCacheSync(ctx) { // GetInformer waits only once the cache has started
+		return fmt.Errorf("cache %s did not sync", name)
 	}
 	r := result{Cache: name, Pods: pods, Synced: time.Since(start).Seconds()}
 	runtime.GC()

@@ -15,9 +15,11 @@ import (
 	"log"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -54,7 +56,9 @@ func main() {
 
 func run(out, sizes string, perNS int) error {
 	began := time.Now()
-	ctx := context.Background()
+	// An interrupt stops the control plane too (the deferred Stop).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	cl, err := orchestrate.Start(ctx, orchestrate.Config{CRDs: nil})
 	if err != nil {
 		return err
