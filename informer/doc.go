@@ -38,7 +38,7 @@
 // tells it; an object deleted while watched is told with the last object held
 // (client-go hands on the deletion event's object, of a newer resourceVersion).
 // SetWatchErrorHandler hears the syncer's failure episodes (forbidden,
-// unauthorized, not served, unreachable) once each, with a nil Reflector, not
-// each failed request. GetController's Run does nothing: the informer runs
+// unauthorized, not served, unreachable) once each, with a Reflector that only
+// names the informer, not each failed request. GetController's Run does nothing: the informer runs
 // itself.
 package informer

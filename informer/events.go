@@ -68,7 +68,7 @@ func (c callbacks) OnSyncFailed(_ string, err error) {
 	h, ctx := c.inf.onError, c.inf.ctx
 	c.inf.mu.Unlock()
 	if h != nil {
-		h(ctx, nil, err)
+		h(ctx, c.inf.reflector, err)
 	}
 }
 

@@ -35,7 +35,8 @@ type Informer struct {
 	onError   cache.WatchErrorHandlerWithContext
 	started   bool
 	stopped   bool
-	ctx       context.Context // Run's, for the watch error handler
+	ctx       context.Context  // Run's, for the watch error handler
+	reflector *cache.Reflector // never run: what the watch error handler is told of
 
 	lastRV atomic.Pointer[string]
 }
@@ -64,6 +65,8 @@ func New(lw cache.ListerWatcher, exampleObject runtime.Object, indexers cache.In
 	inf.t = t.WithConvert(inf.convert)
 	inf.store = newStore(c, indexers)
 	inf.indexer = &Indexer{s: inf.store, inf: inf}
+	inf.reflector = cache.NewReflectorWithOptions(lw, exampleObject, nil,
+		cache.ReflectorOptions{Name: "kubesync informer " + t.Name, TypeDescription: t.Kind})
 	return inf, nil
 }
 
@@ -104,8 +107,10 @@ func (inf *Informer) SetTransform(fn cache.TransformFunc) error {
 }
 
 // SetWatchErrorHandler sets what hears the syncer's failures (a type that may
-// not be listed, is not served, or is unreachable), once per failure episode;
-// its Reflector argument is nil. It must be set before Run.
+// not be listed, is not served, or is unreachable), once per failure episode.
+// Its Reflector argument names the informer (a handler such as client-go's
+// DefaultWatchErrorHandler logs its name) but never runs. It must be set
+// before Run.
 func (inf *Informer) SetWatchErrorHandler(h cache.WatchErrorHandler) error {
 	return inf.SetWatchErrorHandlerWithContext(func(_ context.Context, r *cache.Reflector, err error) { h(r, err) })
 }

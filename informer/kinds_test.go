@@ -2,9 +2,12 @@ package informer_test
 
 import (
 	"context"
+	"errors"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -63,3 +66,25 @@ var _ = Describe("Objects handed out", func() {
 })
 
 var _ cache.ListerWatcherWithContext = &syncertest.Resource{}
+
+var _ = Describe("The watch error handler", func() {
+	It("hears a failure episode, with a Reflector that names the informer", func() {
+		api := syncertest.NewAPI(resources.Pods)
+		forbidden := func() error {
+			return apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", errors.New("no"))
+		}
+		api.Resource(resources.Pods).FailLists(forbidden)      // paged lists
+		api.Resource(resources.Pods).FailWatchCalls(forbidden) // and streaming ones
+		inf, err := informer.New(lwOf(api, resources.Pods), &corev1.Pod{}, nil)
+		Expect(err).NotTo(HaveOccurred())
+		heard := make(chan error, 10)
+		Expect(inf.SetWatchErrorHandler(func(r *cache.Reflector, err error) {
+			cache.DefaultWatchErrorHandler(context.Background(), r, err) // reads the Reflector's name
+			heard <- err
+		})).To(Succeed())
+		run(inf)
+		var got error
+		Eventually(heard).Should(Receive(&got))
+		Expect(apierrors.IsForbidden(got)).To(BeTrue(), "%v", got)
+	})
+})
