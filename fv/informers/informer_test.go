@@ -77,7 +77,9 @@ var _ = Describe("kubesync's SharedIndexInformer", Ordered, func() {
 		late := &events{}
 		reg, err := inf.AddEventHandler(late)
 		Expect(err).NotTo(HaveOccurred())
-		Eventually(reg.HasSynced).Should(BeTrue())
+		// client-go v0.37's wait without polling, on the informer's and the handler's checkers.
+		Expect(cache.WaitFor(ctx, "pods", inf.HasSyncedChecker(), reg.HasSyncedChecker())).To(BeTrue())
+		Expect(reg.HasSynced()).To(BeTrue())
 		Expect(late.Lines()).To(ConsistOf("add a initial=true", "add b initial=true"))
 		got, _, _ := inf.GetStore().GetByKey(ns + "/a")
 		Expect(got.(*corev1.Pod).Spec.Containers[0].Image).To(Equal("registry.example/a"))
