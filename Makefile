@@ -120,6 +120,7 @@ chaos: controlplane
 bench: controlplane
 	KUBEBUILDER_ASSETS=$(ASSETS) $(GO) run ./fv/bench/cmd/benchmark -out BENCHMARKS.md
 	KUBEBUILDER_ASSETS=$(ASSETS) $(GO) run ./fv/bench/cmd/kubers -out BENCHMARKS-kubers.md
+	KUBEBUILDER_ASSETS=$(ASSETS) $(GO) run ./fv/bench/cmd/crcache -out BENCHMARKS.md
 
 # N agents against one apiserver: cold and warm starts, rolling and apiserver restarts.
 # The fv HA spec runs first, on its own three apiservers: its time from the last

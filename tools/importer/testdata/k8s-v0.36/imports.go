@@ -4,6 +4,7 @@ package main
 // module graph, not only what the README's program links.
 import (
 	_ "github.com/kubesync/kubesync/checkpoint"
+	_ "github.com/kubesync/kubesync/informer"
 	_ "github.com/kubesync/kubesync/metrics"
 	_ "github.com/kubesync/kubesync/resources"
 	_ "github.com/kubesync/kubesync/snapshot"

@@ -1,0 +1,6 @@
+package informers
+
+import "time"
+
+// informerResync is the shortest resync period client-go allows.
+const informerResync = time.Second
