@@ -5,8 +5,8 @@
 GO       ?= go
 PKGS     ?= ./...
 
-# The checkout is a workspace (go.work) of four modules: the library at the root,
-# and cmd, controlplane and fv, each a module of its own so that what they require
+# The checkout is a workspace (go.work) of five modules: the library at the root,
+# and cmd, controlplane, crcache and fv, each a module of its own so that what they require
 # (cobra, etcd's client, controller-runtime, gonum/plot) never enters the build of
 # a program that imports the library. A pattern such as ./... stays inside one
 # module, so the targets name every module's: ALL is ./... of each. PKGS=./...
