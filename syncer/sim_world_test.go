@@ -222,8 +222,9 @@ func describe(ev event) string {
 // the next error; 15: failures to reach the apiserver counted toward a relist;
 // 16: parked types not woken when it answered again.
 // 17 and 18, the liveness status's (classifyLiveness); 19: the checkpoint of
-// two types of one kind differs from what the consumer was told; 20 (open):
-// so, where two clusters' objects meet (twoClusters).
+// two types of one kind differs from what the consumer was told; 20:
+// so, where two clusters' objects meet (twoClusters); 21 (open): two
+// clusters' objects of one key at one revision (oneRevision).
 func (r *simRun) classify(rule simRule, msg string) int {
 	l := r.life
 	switch rule {
@@ -245,6 +246,8 @@ func (r *simRun) classify(rule simRule, msg string) int {
 		switch {
 		case r.classifySameKind(msg) == 0:
 			return 12
+		case twoClusters(msg) && oneRevision(msg):
+			return 21
 		case twoClusters(msg):
 			return 20
 		}
@@ -313,6 +316,18 @@ func (r *simRun) classifyState(l *simLife, rule simRule, msg string) int {
 
 // clusterOfUID finds the cluster part of the simulator's UIDs in a message.
 var clusterOfUID = regexp.MustCompile(`UID:([0-9a-f]{8})-`)
+
+// revOfKV finds the revisions of the objects a message names.
+var revOfKV = regexp.MustCompile(`\{Rev:([0-9]+) UID:`)
+
+// oneRevision: the message names objects at one revision only.
+func oneRevision(msg string) bool {
+	seen := map[string]bool{}
+	for _, m := range revOfKV.FindAllStringSubmatch(msg, -1) {
+		seen[m[1]] = true
+	}
+	return len(seen) == 1
+}
 
 // twoClusters: the message names objects of two clusters (the simulator's UIDs
 // begin with their cluster's).
