@@ -110,8 +110,12 @@ func (sk *sameKind) one(idx int, u Update) (Update, bool) {
 	prev, had := h.take(idx, u.Revision)
 	delete(h.untold, idx)
 	switch {
-	case h.held && had && prev == h.rev && revisionAfter(prev, u.Revision) && !h.holdsAfter(u.Revision):
-		u.UpdateType = KVUpdated // the type went back to another history (holdsAfter)
+	case h.held && had && prev == h.rev && revisionAfter(prev, u.Revision):
+		v, ok := h.wentBack(idx, u) // the type went back to another history
+		if !ok {
+			return Update{}, false
+		}
+		u, u.UpdateType = v, KVUpdated
 	case h.held && !revisionAfter(u.Revision, h.rev):
 		h.keepUntold(idx, u)
 		return Update{}, false // the consumer holds this revision or a newer one

@@ -75,22 +75,39 @@ func (h *holders) take(idx int, rev string) (prev string, had bool) {
 	return "", false
 }
 
-// holdsAfter says whether a type holds the key at a revision later than rev.
-//
-// One type's revisions of a key never go back in one history: its stream
-// moves forward, and its relist is a consistent read at or after what it
-// held. A type that held the consumer's revision and now brings an older one
-// was answered from another history (a cluster changed or restored before its
-// identity could be read), and the consumer's revision is then held by no
-// type: the consumer is told the type's value, unless another type
-// holds a later one, whose stream tells it.
-func (h *holders) holdsAfter(rev string) bool {
-	for _, r := range h.revs {
-		if revisionAfter(r, rev) {
-			return true
+// wentBack: the type at idx held the consumer's revision and brings u, an
+// older one. One type's revisions of a key never go back in one history: it
+// was answered from another (a cluster changed or restored before its
+// identity could be read). If another type still holds the consumer's
+// revision, nothing is told; else the consumer is told the newest value a type
+// holds: u, or another type's kept untold, if that is newer. A type holding a
+// later one that was not kept (told before) tells it with its stream: nothing
+// is told meanwhile.
+func (h *holders) wentBack(idx int, u Update) (Update, bool) {
+	best, from := u, idx
+	for i, t := range h.types {
+		if t == idx {
+			continue
+		}
+		if h.revs[i] == h.rev {
+			h.keepUntold(idx, u)
+			return Update{}, false // the consumer's value is still held
+		}
+		if v, ok := h.untold[t]; ok && revisionAfter(v.Revision, best.Revision) {
+			best, from = v, t
 		}
 	}
-	return false
+	for i, t := range h.types {
+		if t != from && t != idx && revisionAfter(h.revs[i], best.Revision) {
+			h.keepUntold(idx, u)
+			return Update{}, false
+		}
+	}
+	if from != idx {
+		delete(h.untold, from)
+		h.keepUntold(idx, u)
+	}
+	return best, true
 }
 
 // drop records that the type at idx no longer holds the key, and returns the

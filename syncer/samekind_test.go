@@ -132,6 +132,17 @@ var _ = Describe("Types of one kind", func() {
 		Expect(held(st.calls)).To(HaveKeyWithValue(key, "77"), "not older than a tombstone at 421: that is another cluster's")
 	})
 
+	It("tells the other type's untold value when a type goes back to another history and it is the newest held", func() {
+		both(true, false)
+		st.play(0, apply("320"))
+		st.play(1, apply("307")) // untold: older than 320
+		other := pod("6")       // xpods answered from another cluster's history
+		other.UID, other.KVs[0].UID = "u2", "u2"
+		st.play(0, event{kind: evError, rv: "320", err: gone})
+		st.play(0, event{kind: evInitStart}, event{kind: evInitApply, objs: []object{other}}, event{kind: evInitDone, rv: "12"})
+		Expect(held(st.calls)).To(HaveKeyWithValue(key, "307"), "no type holds 320 now; ypods holds the newest")
+	})
+
 	It("keeps each type's own key count for the Observer", func() {
 		obs := &keysObserver{keys: map[string]int{}}
 		st = newStepper([]resources.Type{xpods, ypods}, WithObserver(obs))
