@@ -44,7 +44,7 @@ import (
 //
 // Revisions of one history only compare: after a cluster change whose identity
 // could not be read at once, a type may bring an older revision of the new
-// cluster (told if no type holds a later one: holders.holdsAfter), and values
+// cluster (the newest value a type holds is told: holders.wentBack), and values
 // untold as older are kept while their type holds them, to be told once the
 // other cluster's value loses its last holder (holders.tellUntold).
 //
