@@ -136,7 +136,7 @@ var _ = Describe("Types of one kind", func() {
 		both(true, false)
 		st.play(0, apply("320"))
 		st.play(1, apply("307")) // untold: older than 320
-		other := pod("6")       // xpods answered from another cluster's history
+		other := pod("6")        // xpods answered from another cluster's history
 		other.UID, other.KVs[0].UID = "u2", "u2"
 		st.play(0, event{kind: evError, rv: "320", err: gone})
 		st.play(0, event{kind: evInitStart}, event{kind: evInitApply, objs: []object{other}}, event{kind: evInitDone, rv: "12"})
