@@ -97,13 +97,7 @@ func (inf *Informer) LastSyncResourceVersion() string {
 // SetTransform sets a function each object goes through before it is held and
 // handed to handlers; it must be set before Run.
 func (inf *Informer) SetTransform(fn cache.TransformFunc) error {
-	inf.mu.Lock()
-	defer inf.mu.Unlock()
-	if inf.started {
-		return errors.New("informer: has already started")
-	}
-	inf.transform = fn
-	return nil
+	return inf.beforeRun(func() { inf.transform = fn })
 }
 
 // SetWatchErrorHandler sets what hears the syncer's failures (a type that may
@@ -117,12 +111,18 @@ func (inf *Informer) SetWatchErrorHandler(h cache.WatchErrorHandler) error {
 
 // SetWatchErrorHandlerWithContext is SetWatchErrorHandler with Run's context.
 func (inf *Informer) SetWatchErrorHandlerWithContext(h cache.WatchErrorHandlerWithContext) error {
+	return inf.beforeRun(func() { inf.onError = h })
+}
+
+// beforeRun applies a setting that must come before Run, or refuses it once
+// the informer has started.
+func (inf *Informer) beforeRun(set func()) error {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	if inf.started {
 		return errors.New("informer: has already started")
 	}
-	inf.onError = h
+	set()
 	return nil
 }
 

@@ -157,20 +157,28 @@ func initialSync(ctx context.Context, a ContenderArgs, c contender) (Message, er
 	return msg, nil
 }
 
+// nextCommand waits for the orchestrator's next command; ok is false once its
+// input ended.
+func nextCommand(ctx context.Context, cmds <-chan Command, errs <-chan error) (cmd Command, ok bool, err error) {
+	select {
+	case cmd, ok = <-cmds:
+		return cmd, ok, nil
+	case err := <-errs:
+		return Command{}, false, err
+	case <-ctx.Done():
+		return Command{}, false, ctx.Err()
+	}
+}
+
 // serveCommands answers the orchestrator's commands until it says exit or goes.
 func serveCommands(ctx context.Context, kind string, c contender, in io.Reader, w *lineWriter) error {
 	errs := make(chan error, 1)
 	cmds := readLines[Command](in, errs)
 	var win relistWindow
 	for {
-		var cmd Command
-		var ok bool
-		select {
-		case cmd, ok = <-cmds:
-		case err := <-errs:
+		cmd, ok, err := nextCommand(ctx, cmds, errs)
+		if err != nil {
 			return err
-		case <-ctx.Done():
-			return ctx.Err()
 		}
 		if !ok {
 			return nil // the orchestrator is gone

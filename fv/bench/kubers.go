@@ -201,14 +201,9 @@ func serveKubers(ctx context.Context, kind string, s *syncing, in io.Reader, w *
 	cmds := readLines[Command](in, errs)
 	var m *heapMeter
 	for {
-		var cmd Command
-		var ok bool
-		select {
-		case cmd, ok = <-cmds:
-		case err := <-errs:
+		cmd, ok, err := nextCommand(ctx, cmds, errs)
+		if err != nil {
 			return err
-		case <-ctx.Done():
-			return ctx.Err()
 		}
 		if !ok || cmd.Type == "exit" {
 			return nil
