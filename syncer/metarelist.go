@@ -34,11 +34,14 @@ var errFullRelist = errors.New("relist in full")
 // reads everything again, as a check of the whole state. A type with a label or
 // field selector lists in full: a GET carries no selector, so it returns an
 // object that stopped matching meanwhile, newer than the watch's Deleted for
-// that transition, which the revision rule would then skip.
+// that transition, which the revision rule would then skip. A type that was
+// empty reads metadata first too: if it stays empty (as most of an agent's
+// custom types do) its relist is one empty metadata list, not a stream; if it
+// filled, every object is new, past the share, and the full list follows.
 func (ts *typeState) metaFirst() bool {
 	selected := ts.t.LabelSelector != "" || ts.t.FieldSelector != ""
 	return wire.CanRelistMetadataFirst(ts.lw) && ts.listed && ts.pending() != ListForced && ts.cfg.metaRelist > 0 &&
-		!ts.t.KeysOnly && !selected && !ts.fullOnly && !ts.ledger.Empty()
+		!ts.t.KeysOnly && !selected && !ts.fullOnly
 }
 
 // metaRelist is the metadata-first relist: its reader lists metadata and hands

@@ -37,6 +37,7 @@ type metaRun struct {
 	rec   *recorder
 	store *snapshot.Store
 	s     *syncer.Syncer
+	empty bool // the server holds no object: start waits for none
 }
 
 // startMetaRun serves metaObjects ConfigMaps (builtin) or NetworkSets as JSON,
@@ -80,7 +81,11 @@ func (r *metaRun) start(strategy syncer.InitialList, lazy bool, maxChanged float
 	})
 	r.s.Start(ctx)
 	Eventually(r.rec.last).WithTimeout(metaWait).Should(Equal(syncer.InSync))
-	Eventually(func() int { return len(r.rec.updates()) }).WithTimeout(metaWait).Should(Equal(metaObjects))
+	want := metaObjects
+	if r.empty {
+		want = 0
+	}
+	Eventually(func() int { return len(r.rec.updates()) }).WithTimeout(metaWait).Should(Equal(want))
 	Eventually(r.res().OpenWatches).WithTimeout(metaWait).Should(Equal(1))
 	return r
 }
@@ -224,6 +229,24 @@ var _ = Describe("the metadata-first relist", func() {
 		Expect(cost.metadataLists).To(Equal(metaObjects / 50))
 		Expect(cost.lists).To(Equal(2*metaObjects/50), "the metadata list, then the full one")
 		Expect(cost.batches).To(HaveLen(1))
+	})
+
+	It("relists a type that was empty by one empty metadata list, not a stream, and in full once it filled", func() {
+		r := &metaRun{t: resources.ConfigMaps, empty: true}
+		r.api, r.srv = newConfigMapServer(0)
+		r.start(syncer.Auto, false, syncer.DefaultMetadataRelist)
+		cost := r.expire(0)
+		Expect(cost.metadataLists).To(Equal(1))
+		Expect(cost.lists).To(Equal(1), "the metadata list only")
+		Expect(cost.streams).To(BeZero())
+		Expect(cost.gets).To(BeEmpty())
+
+		r.change(3) // created with no watch event: only a list sees them
+		cost = r.expire(3)
+		Expect(cost.metadataLists).To(Equal(1))
+		Expect(cost.gets).To(BeEmpty(), "every object is new: past the share, the full list follows")
+		Expect(cost.lists+cost.streams).To(Equal(2), "the metadata list, then the full one")
+		Expect(r.store.List(r.t.Kind)).To(HaveLen(3))
 	})
 
 	It("lists in full, from then on, when the server refuses GETs", func() {
