@@ -39,6 +39,7 @@ func run(args []string) int {
 	fs.BoolVar(&o.APIServerRestart, "apiserver-restart", o.APIServerRestart, "run the apiserver restarts (kubesync fleet, no agents)")
 	fs.BoolVar(&o.InformerRestart, "informer-restart", o.InformerRestart, "also restart the apiserver with the informer fleet connected (started again for it)")
 	fs.StringVar(&o.HAReport, "ha-report", "", "a ginkgo JSON report of the fv HA spec (go test ./fv/ha -ginkgo.json-report=FILE), whose convergence time the report shows")
+	fs.DurationVar(&o.RestartWindow, "restart-window", o.RestartWindow, "each apiserver restart run lasts at least this long from the restart")
 	fs.DurationVar(&o.CaughtUpTimeout, "timeout", o.CaughtUpTimeout, "bound on each wait for the agents to catch up")
 	fs.StringVar(&o.Dir, "dir", "", "folder for the checkpoints and logs (default: a new temporary folder)")
 	_ = fs.Parse(args)
