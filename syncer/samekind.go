@@ -107,10 +107,12 @@ func (sk *sameKind) one(idx int, u Update) (Update, bool) {
 		h = &holders{}
 		sk.keys[u.Key] = h
 	}
-	prev, had := h.take(idx, u.Revision)
+	prev, had := h.take(idx, versionOf(u))
 	delete(h.untold, idx)
 	switch {
-	case h.held && had && prev == h.rev && revisionAfter(prev, u.Revision):
+	case h.held && h.rev != "" && u.Revision == h.rev && u.UID != h.uid:
+		return h.tie(idx, u) // two clusters' objects at one revision
+	case h.leftBehind(idx, prev, had, u):
 		v, ok := h.wentBack(idx, u) // the type went back to another history
 		if !ok {
 			return Update{}, false
@@ -127,8 +129,7 @@ func (sk *sameKind) one(idx int, u Update) (Update, bool) {
 	default:
 		u.UpdateType = KVNew
 	}
-	h.held, h.rev, h.uid = true, u.Revision, u.UID
-	return u, true
+	return h.tell(u), true
 }
 
 // deleted translates the type at idx's Deleted of a key h holds.
@@ -142,6 +143,12 @@ func (sk *sameKind) deleted(idx int, u Update, h *holders) (Update, bool) {
 	}
 	delete(h.untold, idx)
 	if len(h.types) > 0 {
+		if prev == h.consumers() {
+			h.letGo = append(h.letGo, idx)
+		}
+		if v, ok := h.tieLost(); ok {
+			return v, true
+		}
 		return h.tellUntold() // still held by another type
 	}
 	if !h.held {
@@ -149,7 +156,7 @@ func (sk *sameKind) deleted(idx int, u Update, h *holders) (Update, bool) {
 		return Update{}, false
 	}
 	u.UID = h.uid // what the consumer holds, whichever type delivered it
-	if revisionAfter(prev, h.rev) {
+	if revisionAfter(prev.rev, h.rev) || (prev.rev == h.rev && prev.uid != h.uid) {
 		// In one history no type holds a revision later than the consumer's:
 		// this one is another cluster's, which buries nothing of this one.
 		delete(sk.keys, u.Key)
@@ -172,7 +179,7 @@ func (sk *sameKind) bury(k resources.Key, h *holders, rev string) {
 		return
 	}
 	at = max(at, was)
-	h.held, h.rev, h.uid = false, strconv.FormatUint(at, 10), ""
+	h.held, h.rev, h.uid, h.told = false, strconv.FormatUint(at, 10), "", Update{}
 	sk.tombs = append(sk.tombs, tomb{key: k, rev: at})
 }
 
@@ -223,7 +230,8 @@ func (sk *sameKind) forget() []Update {
 			continue
 		}
 		u.UpdateType = KVNew
-		h.held, h.rev, h.uid = true, "", u.UID
+		h.tell(u)
+		h.rev = ""
 		told = append(told, u)
 	}
 	clear(sk.tombs)

@@ -47,7 +47,7 @@ func (h *holders) aheadOfOthers(idx int) bool {
 		if t == idx {
 			continue
 		}
-		r, err := strconv.ParseUint(h.revs[i], 10, 64)
+		r, err := strconv.ParseUint(h.vers[i].rev, 10, 64)
 		if err != nil || r >= held {
 			return false // another type holds what the consumer holds, or may
 		}

@@ -89,30 +89,27 @@ var _ = Describe("Types of one kind", func() {
 		Expect(held(st.calls)).To(HaveKeyWithValue(key, "10"))
 		// Answered from another cluster's history (its identity not yet
 		// read): the relist's consistent list has the pod at 3, another UID.
-		other := pod("3")
-		other.UID, other.KVs[0].UID = "u2", "u2"
+		other := f.elsewhere("3")
 		st.play(0, event{kind: evError, rv: "10", err: gone})
 		st.play(0, event{kind: evInitStart}, event{kind: evInitApply, objs: []object{other}}, event{kind: evInitDone, rv: "12"})
-		Expect(held(st.calls)).To(HaveKeyWithValue(key, "3"), "no type holds revision 10 now")
+		Expect(held(st.calls)).To(HaveKeyWithValue(key, "3 of u2"), "no type holds revision 10 now")
 	})
 
 	It("tells the other type's untold object when the last holder of another cluster's lets it go", func() {
 		both(false, true)
 		st.play(1, apply("6"))
-		other := pod("3") // the new cluster's pod, at a lower revision than the old one's
-		other.UID, other.KVs[0].UID = "u2", "u2"
+		other := f.elsewhere("3") // the new cluster's pod, at a lower revision than the old one's
 		st.play(0, event{kind: evApply, objs: []object{other}, rv: "3"})
 		Expect(held(st.calls)).To(HaveKeyWithValue(key, "6"), "untold: the consumer holds a later revision")
 		st.s.same.forget() // the identity read: another cluster
 		st.play(1, del("7"))
-		Expect(held(st.calls)).To(HaveKeyWithValue(key, "3"), "xpods holds the pod that exists")
+		Expect(held(st.calls)).To(HaveKeyWithValue(key, "3 of u2"), "xpods holds the pod that exists")
 	})
 
 	It("tells New, when the cluster changed, a pod a type holds that was untold under another cluster's Deleted", func() {
 		both(true, false)
 		st.play(0, apply("11"), del("12")) // the old cluster's pod, told Deleted at 12
-		other := pod("10")                 // the new cluster's, older than the tombstone
-		other.UID, other.KVs[0].UID = "u2", "u2"
+		other := f.elsewhere("10")         // the new cluster's, older than the tombstone
 		st.play(1, event{kind: evApply, objs: []object{other}, rv: "10"})
 		Expect(held(st.calls)).NotTo(HaveKey(key), "untold: older than the Deleted")
 		told := st.s.same.forget() // the identity read: another cluster
@@ -135,12 +132,41 @@ var _ = Describe("Types of one kind", func() {
 	It("tells the other type's untold value when a type goes back to another history and it is the newest held", func() {
 		both(true, false)
 		st.play(0, apply("320"))
-		st.play(1, apply("307")) // untold: older than 320
-		other := pod("6")        // xpods answered from another cluster's history
-		other.UID, other.KVs[0].UID = "u2", "u2"
+		st.play(1, apply("307"))  // untold: older than 320
+		other := f.elsewhere("6") // xpods answered from another cluster's history
 		st.play(0, event{kind: evError, rv: "320", err: gone})
 		st.play(0, event{kind: evInitStart}, event{kind: evInitApply, objs: []object{other}}, event{kind: evInitDone, rv: "12"})
 		Expect(held(st.calls)).To(HaveKeyWithValue(key, "307"), "no type holds 320 now; ypods holds the newest")
+	})
+
+	// Two clusters' objects of one key at one revision (defect 21): the
+	// consumer holds the first type's, as a warm start from the file resumes.
+	It("tells the first type's object when two clusters' objects meet at one revision", func() {
+		both(false, true)
+		st.play(0, event{kind: evApply, objs: []object{f.elsewhere("5")}, rv: "5"})
+		Expect(held(st.calls)).To(HaveKeyWithValue(key, "5 of u2"), "xpods comes first")
+		st.play(0, event{kind: evDelete, objs: []object{f.elsewhere("5")}, rv: "6"})
+		Expect(held(st.calls)).To(HaveKeyWithValue(key, "5"), "ypods' object, told again once xpods lets its own go")
+	})
+
+	It("keeps the first type's object when the second brings another cluster's at its revision", func() {
+		both(true, false)
+		st.play(1, event{kind: evApply, objs: []object{f.elsewhere("5")}, rv: "5"})
+		Expect(held(st.calls)).To(HaveKeyWithValue(key, "5"))
+		st.play(0, del("6"))
+		Expect(held(st.calls)).To(HaveKeyWithValue(key, "5 of u2"), "no type holds the consumer's object now")
+	})
+
+	It("tells the newest held value when a type that let the consumer's revision go brings an older one", func() {
+		both(true, false)
+		st.play(0, apply("120"))
+		st.play(1, apply("106")) // untold: older than 120
+		st.play(0, del("121"))   // xpods lets 120 go; ypods' stream, behind, still holds the pod
+		Expect(held(st.calls)).To(HaveKeyWithValue(key, "120"))
+		// In one history xpods' next pod would be newer than 120: this is
+		// another cluster's, read before its identity.
+		st.play(0, event{kind: evApply, objs: []object{f.elsewhere("48")}, rv: "48"})
+		Expect(held(st.calls)).To(HaveKeyWithValue(key, "106"), "no type holds 120; ypods holds the newest")
 	})
 
 	It("keeps each type's own key count for the Observer", func() {
@@ -250,6 +276,9 @@ func held(calls []any) map[resources.Key]string {
 				continue
 			}
 			view[u.Key] = u.Revision
+			if u.UID != "u1" {
+				view[u.Key] += " of " + string(u.UID) // another cluster's object
+			}
 		}
 	}
 	return view
@@ -278,6 +307,13 @@ func newOnePod() onePod {
 
 func (f onePod) object(rev string) object {
 	return object{ID: "ns/p", Rev: rev, UID: "u1", KVs: []resources.KVPair{{Key: f.key, Revision: rev, UID: "u1"}}}
+}
+
+// elsewhere is another cluster's object of the key at rev: another UID.
+func (f onePod) elsewhere(rev string) object {
+	o := f.object(rev)
+	o.UID, o.KVs = "u2", []resources.KVPair{{Key: f.key, Revision: rev, UID: "u2"}}
+	return o
 }
 
 func (f onePod) apply(rev string) event {

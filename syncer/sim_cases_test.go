@@ -7,9 +7,9 @@ package syncer_test
 // changes written to the checkpoint before the consumer had them (12), of two
 // types of one kind (13), of outages (14 to 16) and of the liveness status (17,
 // 18: seeds of the variant that has it, live), of a Deleted held back for two
-// types of one kind (19, 20), with their fault schedules shrunk. Before its fix, each broke the rule named as its defect
+// types of one kind (19, 20) and of two clusters' objects at one revision (21), with their fault schedules shrunk. Before its fix, each broke the rule named as its defect
 // (-sim.regressions=found; 1 to 7 at 4dc0611, 12 to 18 at b55b93b, 12's second case, of two
-// types of one kind, at e17283e; 19 and 20 at 8170673); each runs clean now.
+// types of one kind, at e17283e; 19 and 20 at 8170673; 19's fourth case and 21 at 984926d); each runs clean now.
 var simFixedCases = []simCase{
 	{defect: 1, rule: "checkpoint-ahead", seed: 9,
 		name:   "a Deleted lost for a selected type: the GET of a metadata-first relist outruns the watch's replay",
@@ -105,6 +105,14 @@ var simFixedCases = []simCase{
 		name: "after a cluster change, a type's relist that completes after the other type's deletes the old cluster's pod " +
 			"at its old revision, and the tombstone that leaves hides the new cluster's pod of that name",
 		faults: "105:write-burst(target 76, 15 steps); 105:cluster-changed(target 755, 30 steps); 132:continue-at-newer-revision(target 741, 28 steps); 161:slow-consumer(target 760, 45 steps); 376:silent-connection(target 1018, 46 steps); 740:watch-cut(target 338, 21 steps); 785:write-burst(target 116, 57 steps); 793:cache-stall(target 493, 55 steps); 811:watch-410(target 176, 16 steps); 831:crd-removed(target 657, 31 steps); 1010:consumer-held(target 869, 7 steps); 1012:restart(target 584, 48 steps); 1018:kill(target 827, 29 steps); 1193:consumer-held(target 925, 43 steps); 1199:identity-unknown(target 647, 54 steps); 1265:relist(target 217, 50 steps); 1292:write-burst(target 435, 26 steps); 1365:stalled-server(target 214, 43 steps); 1370:identity-unknown(target 204, 62 steps); 1375:internal-error(target 497, 19 steps); 1520:cluster-changed(target 320, 59 steps); 1649:continue-at-newer-revision(target 280, 18 steps); 1669:slow-consumer(target 460, 44 steps)"},
+	{defect: 19, rule: "checkpoint-delivered", seed: 91581,
+		name: "a type's relist from another cluster lets the consumer's pod go while the other type, behind, holds an older one; " +
+			"then it brings that cluster's pod at a lower revision: the consumer keeps a revision no type holds",
+		faults: "11:kill(target 251, 48 steps); 12:forbidden(target 609, 9 steps); 52:torn-write(target 54, 23 steps); 54:identity-unknown(target 412, 37 steps); 68:stream-cut-before-end(target 234, 20 steps); 114:no-bookmarks(target 697, 18 steps); 127:unreachable(target 1022, 57 steps); 137:compact(target 773, 8 steps); 290:watchlist-refused(target 5, 58 steps); 355:kill(target 782, 52 steps); 561:watch-cut(target 49, 31 steps); 723:apiserver-restart(target 651, 64 steps); 796:consumer-held(target 773, 30 steps); 811:internal-error(target 709, 27 steps); 830:identity-unknown(target 984, 39 steps); 872:cluster-changed(target 626, 5 steps); 876:forbidden(target 620, 32 steps)"},
+	{defect: 21, rule: "checkpoint-delivered", seed: 3499, live: true,
+		name: "a type that held the consumer's pod relists from another cluster, its identity unread, and brings that cluster's pod " +
+			"at the same revision: the consumer keeps the old cluster's, which no type holds",
+		faults: "123:stalled-server(target 148, 59 steps); 137:cluster-changed(target 676, 49 steps); 197:crd-removed(target 232, 16 steps); 319:forbidden(target 684, 17 steps); 327:cluster-changed(target 934, 17 steps)"},
 }
 
 // simOpenCases are seeds that find defects beyond those, not fixed yet: each
