@@ -1,6 +1,9 @@
 package syncer
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // command is one effect that a step of a type's state machine asks for. A step
 // (typeState.step and the arms and handlers it calls) only changes the typeState,
@@ -20,8 +23,11 @@ type stopWatcher struct{}
 // startWatcher runs the type's next watcher generation, which typeState.next
 // numbered and planned (typeState.spawn).
 type startWatcher struct {
-	gen  uint64
-	plan plan
+	gen uint64
+	// delay is the wait before the generation's first request (the backoff's
+	// step, or a woken type's jitter).
+	delay time.Duration
+	plan  plan
 	// reason is why the plan lists, for the Observer's Listing.
 	reason ListReason
 	// The watcher's own settings, read from the type when it was planned.
