@@ -56,7 +56,15 @@ type reachedServer bool
 // (Syncer.publish).
 type publishStatus struct{ st TypeStatus }
 
+// decode asks the loop to decode the object a step stopped at (step's
+// ev.objs[at]), which its watcher left undecoded, and to take the rest of the
+// step with it (typeState.resume). It is always a step's last command, and
+// Syncer.handle carries it out (Syncer.decoding) before any other command of
+// the step, so that the event stays one step; exec never sees one.
+type decode struct{ step stepCursor }
+
 func (stopWatcher) isCommand()   {}
+func (decode) isCommand()        {}
 func (startWatcher) isCommand()  {}
 func (queue) isCommand()         {}
 func (queueUpdates) isCommand()  {}
