@@ -35,12 +35,15 @@ func (ts *typeState) catchUp() *catchingUp {
 	return c
 }
 
-// plan adds to p what the catch-up needs: the server's current revision first
-// (once), and watches that end soon, so that a bookmark says how far they got
-// (the watcher's catchUp).
-func (c *catchingUp) plan(p *plan, strategy InitialList) {
-	p.fence = c.fenceRV == ""
-	p.fenceByList = c.fenceLists(strategy)
+// plan is the catch-up's next generation: the server's current revision
+// first, until the fence has read it (fencePlan), then a watch from where the
+// type got (watchPlan). Its watches end soon, so that a bookmark says how far
+// they got (the watcher's catchUp).
+func (c *catchingUp) plan(strategy InitialList) plan {
+	if c.fenceRV != "" {
+		return watchPlan{rv: c.rv}
+	}
+	return fencePlan{rv: c.rv, byList: c.fenceLists(strategy)}
 }
 
 // fenceLists: the fence is a list of one object, not a stream: paged lists were

@@ -1,6 +1,9 @@
 package syncer
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // command is one effect that a step of a type's state machine asks for. A step
 // (typeState.step and the arms and handlers it calls) only changes the typeState,
@@ -20,8 +23,11 @@ type stopWatcher struct{}
 // startWatcher runs the type's next watcher generation, which typeState.next
 // numbered and planned (typeState.spawn).
 type startWatcher struct {
-	gen  uint64
-	plan plan
+	gen uint64
+	// delay is the wait before the generation's first request (the backoff's
+	// step, or a woken type's jitter).
+	delay time.Duration
+	plan  plan
 	// reason is why the plan lists, for the Observer's Listing.
 	reason ListReason
 	// The watcher's own settings, read from the type when it was planned.
@@ -50,7 +56,15 @@ type reachedServer bool
 // (Syncer.publish).
 type publishStatus struct{ st TypeStatus }
 
+// decode asks the loop to decode the object a step stopped at (step's
+// ev.objs[at]), which its watcher left undecoded, and to take the rest of the
+// step with it (typeState.resume). It is always a step's last command, and
+// Syncer.handle carries it out (Syncer.decoding) before any other command of
+// the step, so that the event stays one step; exec never sees one.
+type decode struct{ step stepCursor }
+
 func (stopWatcher) isCommand()   {}
+func (decode) isCommand()        {}
 func (startWatcher) isCommand()  {}
 func (queue) isCommand()         {}
 func (queueUpdates) isCommand()  {}

@@ -34,9 +34,9 @@ var _ = Describe("The loop's orders of events", func() {
 			st.listed(i, "5", obj(t.t, "x", "5"))
 			st.play(i, event{kind: evError, rv: "5", err: gone})
 		}
-		Expect(st.last(0).p.list).To(BeTrue())
-		Expect(st.last(0).p.metaFirst).To(BeFalse(), "a selected type's relist must not GET")
-		Expect(st.last(1).p.metaFirst).To(BeTrue(), "an unselected type still relists metadata first")
+		Expect(st.last(0).p).To(BeAssignableToTypeOf(listPlan{}))
+		Expect(st.last(0).p.(listPlan).metaFirst).To(BeFalse(), "a selected type's relist must not GET")
+		Expect(st.last(1).p.(listPlan).metaFirst).To(BeTrue(), "an unselected type still relists metadata first")
 	})
 
 	It("reads consistently after a first stream delivered and broke", func() {
@@ -45,7 +45,7 @@ var _ = Describe("The loop's orders of events", func() {
 		Expect(st.last(0).w.firstRead).To(BeTrue(), "a first stream reads the cache as it is")
 		st.play(0, event{kind: evInitStart}, event{kind: evInitApply, objs: []object{obj(st.s.types[0].t, "x", "10")}},
 			event{kind: evError, err: errStreamEnded, stream: true})
-		Expect(st.last(0).p.list).To(BeTrue())
+		Expect(st.last(0).p).To(BeAssignableToTypeOf(listPlan{}))
 		Expect(st.last(0).w.firstRead).To(BeFalse(), "x was delivered at 10: the retry must not read an older cache")
 	})
 
@@ -58,7 +58,7 @@ var _ = Describe("The loop's orders of events", func() {
 		st.cp.confirmed = "old"
 		st.s.confirmIdentity(st.ctx, identified{cluster: "new", resumed: true})
 		for i := range types {
-			Expect(st.last(i).p.list).To(BeTrue(), "every type relists at once")
+			Expect(st.last(i).p).To(BeAssignableToTypeOf(listPlan{}), "every type relists at once")
 		}
 		// bees' watcher answers before its relist completes.
 		st.play(1, event{kind: evInitStart}, event{kind: evDelete, objs: []object{obj(types[1], "y", "9")}, rv: "9"},
@@ -91,7 +91,7 @@ var _ = Describe("The loop's orders of events", func() {
 		forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "apps"}, "x", errors.New("no"))
 		for _, err := range []error{errNoProgress, forbidden} {
 			st.play(0, event{kind: evError, rv: "5", err: gone})
-			Expect(st.last(0).p.metaFirst).To(BeTrue())
+			Expect(st.last(0).p.(listPlan).metaFirst).To(BeTrue())
 			st.play(0, event{kind: evError, err: err})
 			Expect(st.s.types[0].initial.strategy).To(Equal(WatchList), "%v came from a GET, not a stream", err)
 			st.listed(0, "6", obj(t, "x", "5"))

@@ -13,11 +13,12 @@ import (
 )
 
 // handle is the loop's door for a watcher event: it reads the clock once, takes
-// the type's step, hands the warm start, if there is one, what the step changed
-// in the type's ledger, and carries out what the step asks for.
+// the type's step (decoding what the step asks, Syncer.decoding), hands the
+// warm start, if there is one, what the step changed in the type's ledger, and
+// carries out what the step asks for.
 func (s *Syncer) handle(ctx context.Context, ev event) {
 	ts := s.types[ev.idx]
-	cmds := ts.step(ev, s.cfg.clock.Now())
+	cmds := s.decoding(ts, ts.step(ev, s.cfg.clock.Now()))
 	if s.warm != nil {
 		s.warm.noted(ts, s.same)
 	}
@@ -27,58 +28,119 @@ func (s *Syncer) handle(ctx context.Context, ev event) {
 	}
 }
 
+// decoding carries out the decode that a step's commands end with, if any: it
+// decodes the object the step stopped at, on the loop, and takes the rest of
+// the step with it (typeState.resume), until the step has taken the whole
+// event. The step decides and decodes nothing (decoding is work, and may
+// fail), yet the event is still one step: no other event, nor any of the
+// step's commands, comes between its halves, its objects are applied in their
+// order, a relist's held batch stays whole, and the commands of the halves,
+// joined, are those one step would ask for, in the same order.
+func (s *Syncer) decoding(ts *typeState, cmds commands) commands {
+	for len(cmds) > 0 {
+		d, ok := cmds[len(cmds)-1].(decode)
+		if !ok {
+			break
+		}
+		c := d.step
+		o := c.ev.objs[c.at].Decoded()
+		c.decoded = &o
+		cmds = append(cmds[:len(cmds)-1], ts.resume(c)...)
+	}
+	return cmds
+}
+
 // step applies one watcher event, at now, to the type's state and returns the
-// commands that follow from it; each kind of event is one arm. An error, the
-// fence's too, goes to typeState.fail (failures.go), which the failure policy
-// decides (judge.go), a fence's answer to the catch-up (checkpoint_fence.go);
-// no arm writes a phase, which is computed (phase.go). The
-// step writes the type's ledger and nothing else of the warm start's: what the
-// checkpoint keeps, the loop reads from the ledger's journal after the step.
+// commands that follow from it; each kind of event is one arm (typeState.arm).
+// An error, the fence's too, goes to typeState.fail (failures.go), which the
+// failure policy decides (judge.go), a fence's answer to the catch-up
+// (checkpoint_fence.go); no arm writes a phase, which is computed (phase.go).
+// The step writes the type's ledger and nothing else of the warm start's: what
+// the checkpoint keeps, the loop reads from the ledger's journal after the
+// step. An object that its watcher left undecoded, as the ledger held it at
+// its revision then, and that the ledger holds no longer, stops the step
+// there: its commands end with a decode, and the loop resumes it with the
+// object decoded (Syncer.decoding, typeState.resume).
 func (ts *typeState) step(ev event, now time.Time) commands {
 	if ev.gen != ts.run.n {
 		return nil // from a watcher that was already replaced
 	}
 	var out commands
 	rv, confirmed := ts.heard(ev, now, &out) // freshness.go: read before the arm changes the type
+	return ts.take(stepCursor{ev: ev, now: now, rv: rv, confirmed: confirmed}, out)
+}
+
+// stepCursor is a step under way: its event and time, what it read before
+// its arm (typeState.heard: the revision the event confirms, if confirmed),
+// and how far its arm got in the event's objects: those before at are applied.
+type stepCursor struct {
+	ev        event
+	now       time.Time
+	rv        string
+	confirmed bool
+	at        int
+	// decoded is ev.objs[at] decoded, once the loop has (Syncer.decoding).
+	decoded *object
+}
+
+// resume takes the rest of the step c, which stopped at an object to decode,
+// now decoded (c.decoded). Nothing changed the type in between: the arm reads
+// the state as the step left it, and applies the objects from c.at on.
+func (ts *typeState) resume(c stepCursor) commands { return ts.take(c, nil) }
+
+// take runs the arm of c's event from where c is, then what follows every
+// arm; or, if the arm stopped at an object to decode, ends out with a decode.
+func (ts *typeState) take(c stepCursor, out commands) commands {
+	if !ts.arm(&c, &out) {
+		out.add(decode{c})
+		return out
+	}
+	ts.confirm(c.rv, c.confirmed, c.now, &out) // after the arm queued the event's updates
+	ts.observe(c.now, &out)
+	out.add(reachedServer(reached(c.ev))) // for the wake-up after an outage (wakeup.go)
+	return out
+}
+
+// arm is the step's arm for c's event; false: it stopped at c.at, an object
+// to decode (typeState.applyFrom).
+func (ts *typeState) arm(c *stepCursor, out *commands) bool {
+	ev := c.ev
 	switch ev.kind {
 	case evInitStart:
 		ts.epoch = ts.ledger.NextEpoch(ts.epoch)
 		ts.beginList()
 	case evInitApply:
-		for _, o := range ev.objs {
-			ts.apply(o, &out)
+		if !ts.applyFrom(c, out) {
+			return false
 		}
 		out.add(received(ts))
 	case evInitDone:
-		ts.finishList(ev.rv, &out)
+		ts.finishList(ev.rv, out)
 	case evWatchOpened:
 		ts.reading()
-		ts.recovered(&out)
+		ts.recovered(out)
 	case evApply:
-		if !ts.stale(ev.objs[0]) {
-			ts.apply(ev.objs[0], &out)
+		if !ts.stale(ev.objs[0]) && !ts.applyFrom(c, out) {
+			return false
 		}
-		ts.progress(ev.rv, &out)
+		ts.progress(ev.rv, out)
 	case evDelete:
 		if !ts.stale(ev.objs[0]) {
-			ts.remove(ev.objs[0], &out)
+			ts.remove(ev.objs[0], out)
 		}
-		ts.progress(ev.rv, &out)
+		ts.progress(ev.rv, out)
 	case evBookmark:
-		ts.progress(ev.rv, &out)
+		ts.progress(ev.rv, out)
 	case evWatchEnded:
-		ts.watchEnded(ev, &out)
+		ts.watchEnded(ev, out)
 	case evError, evFenceFailed:
-		ts.fail(ev, now, &out)
+		ts.fail(ev, c.now, out)
 	case evFenced:
 		ts.fenced(ev.rv)
 	case evFullOnly:
 		ts.fullOnly = true
 	}
-	ts.confirm(rv, confirmed, now, &out) // after the arm queued the event's updates
-	ts.observe(now, &out)
-	out.add(reachedServer(reached(ev))) // for the wake-up after an outage (wakeup.go)
-	return out
+	return true
 }
 
 // watchEnded: a watch that ended cleanly is re-opened from its last revision,
@@ -181,14 +243,44 @@ func (ts *typeState) emit(out *commands, was types.UID, ups ...Update) {
 	out.add(queueUpdates{ups})
 }
 
-// apply records an added or modified object. An unchanged revision reports nothing;
-// a changed one reports Updated for keys the object had, New for keys it did not,
-// and Deleted for keys its conversion no longer produces.
-func (ts *typeState) apply(o object, out *commands) {
-	if o.Err == nil && ts.ledger.Seen(o.ID, o.Rev, o.UID, ts.epoch) {
-		return
+// applyFrom applies the objects of c's event from c.at on, in order, the one
+// the loop decoded (c.decoded) as it came decoded; false: it stopped at c.at,
+// an object to decode (typeState.apply).
+func (ts *typeState) applyFrom(c *stepCursor, out *commands) bool {
+	for ; c.at < len(c.ev.objs); c.at++ {
+		if c.decoded != nil {
+			ts.record(*c.decoded, out)
+			c.decoded = nil
+			continue
+		}
+		if !ts.apply(c.ev.objs[c.at], out) {
+			return false
+		}
 	}
-	if o = o.Decoded(); o.Err != nil {
+	return true
+}
+
+// apply records an added or modified object. An unchanged revision reports
+// nothing. A changed object that its watcher left undecoded (the ledger held
+// it at its revision when the watcher read it, ledger.Known, and holds it no
+// longer) is not decoded here: apply changes nothing and reports false, for the
+// loop to decode it and resume the step (Syncer.decoding).
+func (ts *typeState) apply(o object, out *commands) bool {
+	if o.Err == nil && ts.ledger.Seen(o.ID, o.Rev, o.UID, ts.epoch) {
+		return true
+	}
+	if o.Later != nil {
+		return false
+	}
+	ts.record(o, out)
+	return true
+}
+
+// record records a changed object, decoded: it reports Updated for keys the
+// object had, New for keys it did not, and Deleted for keys its conversion no
+// longer produces; an object that did not decode or convert is a parse failure.
+func (ts *typeState) record(o object, out *commands) {
+	if o.Err != nil {
 		ts.parseFailed(o, out)
 		ts.ledger.Mark(o.ID, ts.epoch) // keep the last value that converted
 		return

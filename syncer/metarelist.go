@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -175,8 +176,9 @@ func (w *watcher) pays(metaBytes, getBytes, gets, total int) bool {
 func (ts *typeState) stale(o object) bool { return ts.ledger.Newer(o.ID, o.Rev) }
 
 // relistMetaFirst runs the metadata-first relist, then the watch from its
-// revision, and reports whether it did; false: the watcher lists in full now.
-func (w *watcher) relistMetaFirst(ctx context.Context, p plan) bool {
+// revision after watchDelay, and reports whether it did; false: the watcher
+// lists in full now.
+func (w *watcher) relistMetaFirst(ctx context.Context, watchDelay time.Duration) bool {
 	rv, err := w.metaRelist(ctx)
 	switch {
 	case errors.Is(err, errFullRelist):
@@ -188,7 +190,7 @@ func (w *watcher) relistMetaFirst(ctx context.Context, p plan) bool {
 		return true
 	}
 	w.listed = true
-	if w.sleep(ctx, p.watchDelay) {
+	if w.sleep(ctx, watchDelay) {
 		w.watch(ctx, rv)
 	}
 	return true

@@ -80,7 +80,8 @@ var _ = Describe("The checkpoint during a relist", func() {
 		Expect(viewOf(next.calls)).To(Equal(map[string]string{"ConfigMap/ns/o1": "5", "ConfigMap/ns/o2": "5",
 			"ConfigMap/ns/o3": "5", "ConfigMap/ns/o4": "6"}), "the state the consumer held before the relist")
 		Expect(resumedOf(next.calls)).To(HaveField("Revisions", Equal(map[string]string{cms.Name: "6"})))
-		Expect(next.last(0).p.list).To(BeFalse(), "it watches on from 6")
+		Expect(next.last(0).p).To(BeAssignableToTypeOf(fencePlan{}), "it catches up")
+		Expect(next.last(0).p.(fencePlan).rv).To(Equal("6"), "it watches on from 6")
 	})
 
 	It("writes the relist's changes once the relist completes, a failed attempt's too, then its revision", func() {
@@ -132,7 +133,7 @@ var _ = Describe("The checkpoint during a relist", func() {
 		Expect(r.Missing).To(Equal([]string{cms.Name}))
 		Expect(r.Revisions).To(Equal(map[string]string{pods.Name: "3"}))
 		Expect(viewOf(next.calls)).To(Equal(map[string]string{"Pod/ns/p": "3"}))
-		Expect(next.last(0).p.list).To(BeTrue(), "cms lists")
+		Expect(next.last(0).p).To(BeAssignableToTypeOf(listPlan{}), "cms lists")
 		Expect(store2.flush()).To(BeTrue())
 		Expect(persisted()).To(BeEmpty(), "the half list is cleared from the file")
 	})

@@ -284,8 +284,10 @@ func (r *simRun) noteStream(g *simGen, ev event) {
 		if streamCounts(ev.err) {
 			lt.streamFails++
 		}
-	case ev.kind == evFenceFailed && !g.p.fenceByList:
-		lt.streamFault = true
+	case ev.kind == evFenceFailed:
+		if fp, _ := g.p.(fencePlan); !fp.byList {
+			lt.streamFault = true
+		}
 	}
 }
 
@@ -314,15 +316,15 @@ func streamCounts(err error) bool {
 // caller's.
 func (r *simRun) notePlan(ts *typeState, w *watcher, p plan) {
 	lt := &r.life.types[w.idx]
-	r.tracef("%s gen %d plans %+v (pending %s, firstRead %t, catchUp %t)", ts.t.Name, w.gen, p, ts.pending(),
-		w.firstRead, w.catchUp)
+	r.tracef("%s gen %d plans %T%+v after %s (pending %s, firstRead %t, catchUp %t)", ts.t.Name, w.gen, p, p, w.delay,
+		ts.pending(), w.firstRead, w.catchUp)
 	if w.firstRead && ts.pending() != ListInitial {
 		r.life.firstRetry = true
 	}
 	if ts.pending() == ListForced {
 		return
 	}
-	at := r.clk.Now().Add(p.delay)
+	at := r.clk.Now().Add(w.delay)
 	if lt.reset {
 		lt.episode, lt.allowance, lt.reset = lt.episode[:0], 0, false
 	}

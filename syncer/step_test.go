@@ -43,8 +43,7 @@ var _ = Describe("A type's step", func() {
 		Expect(i).To(BeNumerically(">", 0), "%#v", cmds)
 		start := cmds[i].(startWatcher)
 		Expect(start.gen).To(Equal(gen + 1))
-		Expect(start.plan.list).To(BeFalse(), "a clean end re-watches")
-		Expect(start.plan.rv).To(Equal("7"))
+		Expect(start.plan).To(Equal(watchPlan{rv: "7"}), "a clean end re-watches from where it ended")
 		Expect(ts.run.n).To(Equal(gen+1), "events of the old generation are stale from the step on")
 
 		st.s.exec(st.ctx, ts, cmds)
@@ -89,7 +88,7 @@ var _ = Describe("A type's step", func() {
 			st.s.exec(st.ctx, ts, cmds)
 		}
 		Expect(ts.pending()).To(Equal(ListExpired), "behind for the limit by the step's time, not the clock's")
-		Expect(st.last(0).p.list).To(BeTrue())
+		Expect(st.last(0).p).To(BeAssignableToTypeOf(listPlan{}))
 	})
 })
 

@@ -164,55 +164,81 @@ func newTypeState(t resources.Type, lw cache.ListerWatcherWithContext, cfg *conf
 }
 
 // next moves the type to its next watcher generation and plans it, to run
-// after delay: a list if one is pending, else a watch from the last revision.
-// The watch after a list goes at once, unless the watch after the last list
-// failed at once: then it waits a step too, so that a type whose watches the
-// server refuses is paced by its backoff. It returns the command that runs
-// the generation; events of the one before carry an older number from now on.
+// after delay (typeState.plan). It returns the command that runs the
+// generation; events of the one before carry an older number from now on.
 func (ts *typeState) next(delay time.Duration) startWatcher {
 	ts.run.n++
 	ts.retry.afterList, ts.retry.parkedUntil = false, time.Time{}
+	_, catchUp := ts.read.(*catchingUp)
 	c := startWatcher{
-		gen:    ts.run.n,
-		reason: ts.pending(),
-		fresh:  ts.ledger == nil || ts.ledger.Empty(),
+		gen:     ts.run.n,
+		delay:   delay,
+		plan:    ts.plan(),
+		reason:  ts.pending(),
+		catchUp: catchUp,
+		fresh:   ts.ledger == nil || ts.ledger.Empty(),
 		// A resumed type counts as listed: its relist must not go back past the
 		// checkpoint; a first stream that broke after it delivered must not go back
 		// past what it delivered (another apiserver's cache may be further behind).
 		firstRead: !ts.listed && !ts.delivered,
 	}
-	p := plan{list: ts.pending() != NoList, rv: ts.lastRV(), delay: delay, strategy: ts.initial.strategy}
-	if p.list && ts.initial.pageOnce {
+	ts.logPlan(c)
+	return c
+}
+
+// logPlan logs what the generation c is to do.
+func (ts *typeState) logPlan(c startWatcher) {
+	log := ts.log.WithField("delay", c.delay)
+	switch p := c.plan.(type) {
+	case listPlan:
+		log.WithFields(logrus.Fields{"reason": c.reason, "strategy": p.strategy, "metaFirst": p.metaFirst}).Debug("Listing")
+	case watchPlan:
+		log.WithField("rv", p.rv).Debug("Watching")
+	case fencePlan:
+		log.WithFields(logrus.Fields{"rv": p.rv, "fenceByList": p.byList}).Debug("Watching after a fence")
+	}
+}
+
+// plan is what the next generation does: a list if one is pending, a
+// resumed type's catch-up (catchingUp.plan), else a watch from the last
+// revision.
+func (ts *typeState) plan() plan {
+	if ts.pending() != NoList {
+		return ts.listPlan()
+	}
+	if cu, ok := ts.read.(*catchingUp); ok {
+		return cu.plan(ts.initial.strategy)
+	}
+	return watchPlan{rv: ts.lastRV()}
+}
+
+// listPlan is the pending list's plan: by the type's strategy, or by pages
+// once after a stream failed in transport; metadata first if it may
+// (typeState.metaFirst). The watch after the list goes at once, unless the
+// watch after the last list failed at once: then it waits a step too, so that
+// a type whose watches the server refuses is paced by its backoff.
+func (ts *typeState) listPlan() listPlan {
+	p := listPlan{strategy: ts.initial.strategy, metaFirst: ts.metaFirst()}
+	if ts.initial.pageOnce {
 		p.strategy, ts.initial.pageOnce = Paged, false
 	}
-	p.metaFirst = p.list && ts.metaFirst()
-	if cu, ok := ts.read.(*catchingUp); ok {
-		c.catchUp = true
-		cu.plan(&p, ts.initial.strategy)
+	if ts.retry.listWatchFailed {
+		p.watchDelay = ts.backoffStep()
 	}
-	if p.list {
-		if ts.retry.listWatchFailed {
-			p.watchDelay = ts.backoffStep()
-		}
-		ts.log.WithFields(logrus.Fields{"reason": ts.pending(), "strategy": p.strategy, "delay": delay}).Debug("Listing")
-	} else {
-		ts.log.WithFields(logrus.Fields{"rv": p.rv, "delay": delay}).Debug("Watching")
-	}
-	c.plan = p
-	return c
+	return p
 }
 
 // spawn runs the generation c: on a goroutine of its own (or as config.spawn
 // runs it), under a context that typeState.stop cancels.
 func (ts *typeState) spawn(ctx context.Context, events chan<- event, c startWatcher) {
-	if c.plan.list {
+	if _, ok := c.plan.(listPlan); ok {
 		ts.cfg.observer.Listing(ts.t.Name, c.reason)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	ts.run.cancel, ts.run.done = cancel, done
 	w := &watcher{idx: ts.idx, gen: c.gen, t: ts.t, lw: ts.lw, cfg: ts.cfg, events: events, ledger: ts.ledger.shared(),
-		catchUp: c.catchUp, fresh: c.fresh, firstRead: c.firstRead}
+		catchUp: c.catchUp, fresh: c.fresh, firstRead: c.firstRead, delay: c.delay}
 	if ts.cfg.spawn != nil {
 		ts.cfg.spawn(ctx, w, c.plan, done)
 		return

@@ -51,7 +51,7 @@ func (ts *typeState) wake(now time.Time, jitter func() time.Duration) commands {
 	}
 	ts.run.n++
 	c := r.parked
-	c.gen, c.plan.delay = ts.run.n, d
+	c.gen, c.delay = ts.run.n, d
 	r.woken, r.parkedUntil = true, time.Time{}
 	ts.log.WithField("delay", d).Info("Apiserver answered again; retrying now")
 	return commands{stopWatcher{}, c}

@@ -53,17 +53,39 @@ type event struct {
 	stream bool
 }
 
-// plan is what one watcher goroutine is asked to do.
-type plan struct {
-	list        bool          // list first (else watch from rv)
-	rv          string        // where to watch from when not listing
-	delay       time.Duration // wait before the first request
-	watchDelay  time.Duration // wait between a paged list and its watch
-	strategy    InitialList   // WatchList or Paged
-	metaFirst   bool          // a relist reads metadata first (metarelist.go)
-	fence       bool          // take the server's revision before the watch (checkpoint_fence.go)
-	fenceByList bool          // take it by a list of one object, not a stream
+// plan is what one watcher generation is asked to do once its delay
+// (startWatcher.delay) has passed, a tagged union whose variants carry only
+// their own data, as the type's read state does (read.go): list first and
+// watch from the list's revision (listPlan), watch from a revision
+// (watchPlan), or read the server's revision first and then watch from one
+// (fencePlan, a resumed type's catch-up). typeState.next picks the variant;
+// watcher.run switches on it. The marker method seals the union.
+type plan interface{ isPlan() }
+
+// listPlan: list first, then watch from the list's revision.
+type listPlan struct {
+	strategy InitialList // WatchList (a stream of the initial state) or Paged
+	// metaFirst: the relist reads metadata first, falling back to a full list
+	// by strategy in the same watcher (metarelist.go).
+	metaFirst bool
+	// watchDelay: the wait between a paged or metadata-first list and its
+	// watch (rule 8: the watch after the last list failed at once).
+	watchDelay time.Duration
 }
+
+// watchPlan: watch from rv.
+type watchPlan struct{ rv string }
+
+// fencePlan: take the server's current revision (checkpoint_fence.go), by a
+// list of one object if byList, else by a stream, then watch from rv.
+type fencePlan struct {
+	rv     string
+	byList bool
+}
+
+func (listPlan) isPlan()  {}
+func (watchPlan) isPlan() {}
+func (fencePlan) isPlan() {}
 
 // watcher does all blocking I/O of one type for one generation: a list (or a
 // streamed initial state) if asked, then one watch. However the watch ends, it
@@ -93,36 +115,44 @@ type watcher struct {
 	// handOff, when set, hands an event to the loop in the stead of events
 	// (config.spawn's: the simulator takes each event at a step of its own).
 	handOff func(ctx context.Context, ev event) bool
+	// delay is the wait before the first request (startWatcher.delay).
+	delay time.Duration
 }
 
+// run carries out the plan p after the watcher's delay.
 func (w *watcher) run(ctx context.Context, p plan) {
-	if !w.sleep(ctx, p.delay) {
+	if !w.sleep(ctx, w.delay) {
 		return
 	}
-	if p.list && p.metaFirst && w.relistMetaFirst(ctx, p) {
+	switch p := p.(type) {
+	case listPlan:
+		w.listThenWatch(ctx, p)
+	case watchPlan:
+		w.watch(ctx, p.rv)
+	case fencePlan:
+		w.fenceThenWatch(ctx, p.rv, p.byList)
+	}
+}
+
+// listThenWatch lists as p says, metadata first if it may, then watches from
+// the list's revision.
+func (w *watcher) listThenWatch(ctx context.Context, p listPlan) {
+	if p.metaFirst && w.relistMetaFirst(ctx, p.watchDelay) {
 		return
 	}
-	if p.list && p.strategy == WatchList {
+	if p.strategy == WatchList {
 		w.streamThenWatch(ctx)
 		return
 	}
-	if p.fence {
-		w.fenceThenWatch(ctx, p.rv, p.fenceByList)
+	rv, err := w.pagedList(ctx)
+	if err != nil {
+		w.fail(ctx, event{rv: rv, err: err})
 		return
 	}
-	rv := p.rv
-	if p.list {
-		var err error
-		if rv, err = w.pagedList(ctx); err != nil {
-			w.fail(ctx, event{rv: rv, err: err})
-			return
-		}
-		w.listed = true
-		if !w.sleep(ctx, p.watchDelay) {
-			return
-		}
+	w.listed = true
+	if w.sleep(ctx, p.watchDelay) {
+		w.watch(ctx, rv)
 	}
-	w.watch(ctx, rv)
 }
 
 func (w *watcher) fail(ctx context.Context, ev event) {
