@@ -266,7 +266,7 @@ func (ts *typeState) applyFrom(c *stepCursor, out *commands) bool {
 // longer) is not decoded here: apply changes nothing and reports false, for the
 // loop to decode it and resume the step (Syncer.decoding).
 func (ts *typeState) apply(o object, out *commands) bool {
-	if o.Err == nil && ts.ledger.Seen(o.ID, o.Rev, o.UID, ts.epoch) {
+	if o.Err == nil && ts.ledger.Seen(o.ID, o.Rev, o.UID, ts.epoch) && !ts.retelling() {
 		return true
 	}
 	if o.Later != nil {
@@ -274,6 +274,13 @@ func (ts *typeState) apply(o object, out *commands) bool {
 	}
 	ts.record(o, out)
 	return true
+}
+
+// retelling: the type lists after a cluster change, and tells what it lists
+// unchanged too (typeState.retell).
+func (ts *typeState) retelling() bool {
+	_, listing := ts.read.(*listPending)
+	return ts.retell && listing
 }
 
 // record records a changed object, decoded: it reports Updated for keys the
@@ -323,6 +330,7 @@ func deletion(k resources.Key, rev string, uid types.UID) Update {
 // Deleted (mark and sweep), a relist's changes go out in one batch, a failure
 // episode ends, and the type watches from rv.
 func (ts *typeState) finishList(rv string, out *commands) {
+	ts.retell = false
 	ts.sweep(ts.epoch, out)
 	ts.flushHeld(out)
 	ts.reading()

@@ -214,6 +214,7 @@ func (s *Syncer) confirmIdentity(ctx context.Context, id identified) {
 		s.enqueueUpdates(ups)
 	}
 	for _, ts := range s.types {
+		ts.retell = s.same.shares(ts.idx)
 		s.exec(ctx, ts, forceList(ts))
 	}
 }

@@ -82,6 +82,9 @@ func newSameKind(types []*typeState) *sameKind {
 	return sk
 }
 
+// shares says whether another type has the Kind of the type at idx.
+func (sk *sameKind) shares(idx int) bool { return sk != nil && sk.shared[idx] }
+
 // translate turns the updates of the type at idx into what the consumer must
 // be told of them, in place; see sameKind.
 func (sk *sameKind) translate(idx int, ups []Update) []Update {

@@ -169,6 +169,19 @@ var _ = Describe("Types of one kind", func() {
 		Expect(held(st.calls)).To(HaveKeyWithValue(key, "106"), "no type holds 120; ypods holds the newest")
 	})
 
+	It("weighs again, once a cluster change is found, a pod a type lists unchanged against the other type's", func() {
+		st = newStepper([]resources.Type{xpods, ypods}).withCheckpoint(&Persisted{Types: map[string]*PersistedType{}})
+		st.start()
+		st.listed(0, "5")
+		st.listed(1, "5", pod("3"))
+		st.cp.confirmed = "old"
+		st.s.confirmIdentity(st.ctx, identified{cluster: "new", resumed: true}) // every type relists
+		st.listed(0, "6", pod("2"))                                             // an older pod, told: the consumer's revision is forgotten
+		Expect(held(st.calls)).To(HaveKeyWithValue(key, "2"))
+		st.listed(1, "6", pod("3")) // unchanged in ypods' ledger
+		Expect(held(st.calls)).To(HaveKeyWithValue(key, "3"), "the newest a type holds, as the file's merge resumes it")
+	})
+
 	It("keeps each type's own key count for the Observer", func() {
 		obs := &keysObserver{keys: map[string]int{}}
 		st = newStepper([]resources.Type{xpods, ypods}, WithObserver(obs))

@@ -45,6 +45,11 @@ type typeState struct {
 	// fullOnly: relists list in full from now on: the server refused a GET, or
 	// a metadata list cost too close to a full one (metarelist.go).
 	fullOnly bool
+	// retell: the next list tells every object it brings, changed or not: the
+	// type's kind is shared, and a cluster change made the consumer's revisions
+	// of it incomparable (sameKind.forget), so a value this type holds unchanged
+	// must be weighed again against the other types' (Syncer.confirmIdentity).
+	retell bool
 	// fresh: the type's confirmed revision, and when the server was last heard
 	// or could not be reached (freshness.go, unreachable.go).
 	fresh freshness
