@@ -233,8 +233,7 @@ func (sk *sameKind) forget() []Update {
 			continue
 		}
 		u.UpdateType = KVNew
-		h.tell(u)
-		h.rev = ""
+		h.tellForgotten(u)
 		told = append(told, u)
 	}
 	clear(sk.tombs)

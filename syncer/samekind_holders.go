@@ -50,6 +50,13 @@ func (h *holders) tell(u Update) Update {
 	return u
 }
 
+// tellForgotten records that the consumer is told u after a cluster change,
+// whose revision, maybe the other cluster's, stays forgotten (sameKind.forget).
+func (h *holders) tellForgotten(u Update) {
+	h.tell(u)
+	h.rev = ""
+}
+
 // leftBehind: the type at idx held the consumer's version (prev, had) or let
 // it go (letGo), and brings an older revision: it reads another history.
 func (h *holders) leftBehind(idx int, prev version, had bool, u Update) bool {
@@ -87,8 +94,7 @@ func (h *holders) tellUntold() (Update, bool) {
 	u, ok := h.newestUntold()
 	if ok {
 		u.UpdateType = KVUpdated
-		h.tell(u)
-		h.rev = "" // its revision too may be the other cluster's: still forgotten
+		h.tellForgotten(u)
 	}
 	return u, ok
 }

@@ -91,15 +91,14 @@ var _ = Describe("Types of one kind", func() {
 		// read): the relist's consistent list has the pod at 3, another UID.
 		other := f.elsewhere("3")
 		st.play(0, event{kind: evError, rv: "10", err: gone})
-		st.play(0, event{kind: evInitStart}, event{kind: evInitApply, objs: []object{other}}, event{kind: evInitDone, rv: "12"})
+		st.listed(0, "12", other)
 		Expect(held(st.calls)).To(HaveKeyWithValue(key, "3 of u2"), "no type holds revision 10 now")
 	})
 
 	It("tells the other type's untold object when the last holder of another cluster's lets it go", func() {
 		both(false, true)
 		st.play(1, apply("6"))
-		other := f.elsewhere("3") // the new cluster's pod, at a lower revision than the old one's
-		st.play(0, event{kind: evApply, objs: []object{other}, rv: "3"})
+		st.play(0, f.applyElsewhere("3")) // the new cluster's pod, at a lower revision than the old one's
 		Expect(held(st.calls)).To(HaveKeyWithValue(key, "6"), "untold: the consumer holds a later revision")
 		st.s.same.forget() // the identity read: another cluster
 		st.play(1, del("7"))
@@ -109,8 +108,7 @@ var _ = Describe("Types of one kind", func() {
 	It("tells New, when the cluster changed, a pod a type holds that was untold under another cluster's Deleted", func() {
 		both(true, false)
 		st.play(0, apply("11"), del("12")) // the old cluster's pod, told Deleted at 12
-		other := f.elsewhere("10")         // the new cluster's, older than the tombstone
-		st.play(1, event{kind: evApply, objs: []object{other}, rv: "10"})
+		st.play(1, f.applyElsewhere("10")) // the new cluster's, older than the tombstone
 		Expect(held(st.calls)).NotTo(HaveKey(key), "untold: older than the Deleted")
 		told := st.s.same.forget() // the identity read: another cluster
 		Expect(told).To(HaveLen(1))
@@ -135,7 +133,7 @@ var _ = Describe("Types of one kind", func() {
 		st.play(1, apply("307"))  // untold: older than 320
 		other := f.elsewhere("6") // xpods answered from another cluster's history
 		st.play(0, event{kind: evError, rv: "320", err: gone})
-		st.play(0, event{kind: evInitStart}, event{kind: evInitApply, objs: []object{other}}, event{kind: evInitDone, rv: "12"})
+		st.listed(0, "12", other)
 		Expect(held(st.calls)).To(HaveKeyWithValue(key, "307"), "no type holds 320 now; ypods holds the newest")
 	})
 
@@ -143,7 +141,7 @@ var _ = Describe("Types of one kind", func() {
 	// consumer holds the first type's, as a warm start from the file resumes.
 	It("tells the first type's object when two clusters' objects meet at one revision", func() {
 		both(false, true)
-		st.play(0, event{kind: evApply, objs: []object{f.elsewhere("5")}, rv: "5"})
+		st.play(0, f.applyElsewhere("5"))
 		Expect(held(st.calls)).To(HaveKeyWithValue(key, "5 of u2"), "xpods comes first")
 		st.play(0, event{kind: evDelete, objs: []object{f.elsewhere("5")}, rv: "6"})
 		Expect(held(st.calls)).To(HaveKeyWithValue(key, "5"), "ypods' object, told again once xpods lets its own go")
@@ -151,7 +149,7 @@ var _ = Describe("Types of one kind", func() {
 
 	It("keeps the first type's object when the second brings another cluster's at its revision", func() {
 		both(true, false)
-		st.play(1, event{kind: evApply, objs: []object{f.elsewhere("5")}, rv: "5"})
+		st.play(1, f.applyElsewhere("5"))
 		Expect(held(st.calls)).To(HaveKeyWithValue(key, "5"))
 		st.play(0, del("6"))
 		Expect(held(st.calls)).To(HaveKeyWithValue(key, "5 of u2"), "no type holds the consumer's object now")
@@ -165,7 +163,7 @@ var _ = Describe("Types of one kind", func() {
 		Expect(held(st.calls)).To(HaveKeyWithValue(key, "120"))
 		// In one history xpods' next pod would be newer than 120: this is
 		// another cluster's, read before its identity.
-		st.play(0, event{kind: evApply, objs: []object{f.elsewhere("48")}, rv: "48"})
+		st.play(0, f.applyElsewhere("48"))
 		Expect(held(st.calls)).To(HaveKeyWithValue(key, "106"), "no type holds 120; ypods holds the newest")
 	})
 
@@ -327,6 +325,11 @@ func (f onePod) elsewhere(rev string) object {
 	o := f.object(rev)
 	o.UID, o.KVs = "u2", []resources.KVPair{{Key: f.key, Revision: rev, UID: "u2"}}
 	return o
+}
+
+// applyElsewhere is a watch's event of another cluster's object at rev.
+func (f onePod) applyElsewhere(rev string) event {
+	return event{kind: evApply, objs: []object{f.elsewhere(rev)}, rv: rev}
 }
 
 func (f onePod) apply(rev string) event {
