@@ -44,6 +44,7 @@ func (ts *typeState) recall(ev event, now time.Time) recall {
 		autoStreams:   ts.cfg.initialList == Auto && ts.initial.strategy == WatchList,
 		required:      ts.required(),
 		lastStreamEnd: ts.initial.streamEnds+1 >= streamEndsToFallBack,
+		expiredAgain:  ts.retry.expired && !ev.healthy,
 	}
 	if w := ts.watch(); w != nil {
 		m.errsAtLimit = w.errs.next(ev.rv) >= ts.cfg.errorsToResync
@@ -95,6 +96,8 @@ func (ts *typeState) note(v verdict, ev event, now time.Time) {
 	if v.countStreamEnd {
 		ts.initial.streamEnds++
 	}
+	// A 410 relisted at once is remembered until a watch is healthy.
+	ts.retry.expired = ts.retry.expired && !ev.healthy || v.relist == ListExpired && v.delay == waitNone
 }
 
 // reread changes how the type reads its lists, as r says.

@@ -8,7 +8,7 @@ package syncer
 // list of one object):
 //
 //	class         reached  watch                  list         stream                fence (stream)         fence (list)
-//	expired       yes      relist (expired)       relist       relist                as the watch           as the watch
+//	expired       yes      relist (expired), no wait unless the last 410 had no healthy watch since  (every stage)
 //	behind        yes      wait, relist after     retry        retry                 retry                  retry
 //	                       BehindLimit (expired)
 //	too many      yes      patience               patience     patience              as the watch           as the watch
@@ -29,7 +29,9 @@ package syncer
 // row relist it (reason errors); "waits": an error that did not reach the
 // server never counts (rule 19). "counts a stream end": three in a row make
 // Auto page from now on (rule 12). Every failure backs off a step (patience:
-// at least the step and the Retry-After, rule 20), but for "no wait"; every
+// at least the step and the Retry-After, rule 20), but for "no wait" (a 410
+// relists at once the first time after a healthy watch or an outage: rule 8);
+// every
 // error that did not reach the server parks the retry for the wake-up
 // (rule 19) and begins or extends an Unreachable episode. "report": a failure
 // episode, reported once (rule 9); "refused", "missing": the type's phase
@@ -73,6 +75,9 @@ type recall struct {
 	behindTooLong bool
 	// lastStreamEnd: one more stream that ends early gives streams up.
 	lastStreamEnd bool
+	// expiredAgain: a 410 already relisted the type at once and no watch has
+	// been healthy since.
+	expiredAgain bool
 }
 
 // standing is what the last failure left the type doing, which the phase
@@ -163,7 +168,13 @@ func judgeClass(c errorClass, s stage, m recall) verdict {
 	listing := s != duringWatch
 	switch c {
 	case classExpired:
-		return verdict{relist: ListExpired, stand: standBackOff, why: "Revision expired; relisting this type"}
+		// A 410 is the server's answer, not a fault: the type relists at once,
+		// unless the last relist already got one before any watch was healthy.
+		v := verdict{relist: ListExpired, stand: standBackOff, delay: waitNone, why: "Revision expired; relisting this type"}
+		if m.expiredAgain {
+			v.delay = waitStep
+		}
+		return v
 	case classBehind:
 		return judgeBehind(listing, m)
 	case classTooMany:

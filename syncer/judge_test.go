@@ -28,8 +28,8 @@ import (
 // ("backoff", "missing", "refused"), and the wait if not a backoff step
 // ("no-wait", "patience").
 var judgeTable = map[errorClass][5]string{
-	classExpired: {"relist expired, backoff", "relist expired, backoff", "relist expired, backoff",
-		"relist expired, backoff", "relist expired, backoff"},
+	classExpired: {"relist expired, backoff, no-wait", "relist expired, backoff, no-wait",
+		"relist expired, backoff, no-wait", "relist expired, backoff, no-wait", "relist expired, backoff, no-wait"},
 	classBehind: {"note-behind, backoff", "retry-list, backoff", "retry-list, backoff", "backoff", "backoff"},
 	classTooMany: {"retry-list, backoff, patience", "retry-list, backoff, patience", "retry-list, backoff, patience",
 		"retry-list, backoff, patience", "retry-list, backoff, patience"},
@@ -101,6 +101,8 @@ var _ = Describe("The failure policy", func() {
 		},
 		Entry("a server behind a watch's revision for the limit relists it", classBehind, duringWatch,
 			recall{behindTooLong: true}, "relist expired, note-behind, backoff"),
+		Entry("a 410 after a 410 with no healthy watch between waits a step", classExpired, duringWatch,
+			recall{expiredAgain: true}, "relist expired, backoff"),
 		Entry("a watch error that makes ErrorsToRelist relists", classServerError, duringWatch,
 			recall{errsAtLimit: true}, "relist errors, count-err, backoff"),
 		Entry("an error that did not reach the server never counts (rule 19)", classTransport, duringWatch,

@@ -141,6 +141,24 @@ var _ = Describe("An apiserver that cannot be reached", func() {
 		Expect(took).To(BeNumerically("<=", 150*time.Millisecond), "a retried at once, not after its 8 s step")
 	})
 
+	It("relists at once on the 410 that ends an outage, not after the outage's backoff step", func() {
+		clock := newParkingClock()
+		e := newEnv([]string{"a"}, syncer.WithClock(clock), syncer.WithTiming(syncer.Timing{Backoff: rateBackoff}))
+		defer e.shutdown()
+		e.startWatching()
+
+		// The outage grows a's backoff to steps of seconds; the apiserver that
+		// comes back has compacted a's revision.
+		e.api["a"].FailWatchCalls(refused)
+		e.api["a"].EndWatches()
+		driveUntil(clock, 250*time.Millisecond, time.Minute, func() bool { return clock.sleepAt(8 * time.Second) })
+		lists, watches := e.counts("a")[0], e.counts("a")[1]
+		e.api["a"].FailWatchCalls(expiredErr)
+		driveUntil(clock, 250*time.Millisecond, time.Minute, func() bool { return e.counts("a")[1] > watches })
+		took := driveUntil(clock, 10*time.Millisecond, time.Minute, func() bool { return e.counts("a")[0] > lists })
+		Expect(took).To(BeNumerically("<=", 150*time.Millisecond), "a relisted at once, not after a step of 16 s")
+	})
+
 	It("retries a streaming list that failed in transport as a paged list, that attempt only", func() {
 		e := newEnv([]string{"a"}, syncer.WithInitialList(syncer.Auto))
 		defer e.shutdown()

@@ -29,6 +29,7 @@ const (
 	simBreakWatchChurn       = "a watch re-opened after every event it brings"
 	simBreakStoreDrop        = "the Store fed without its Deleted"
 	simBreakRevisionOffByOne = "an Updated delivered at its revision less one"
+	simBreakExpiredWaits     = "a 410 relisting after a backoff step"
 )
 
 // breakEvent changes the event the loop is handed, or the type's state just
@@ -47,6 +48,10 @@ func (r *simRun) breakEvent(ts *typeState, ev event) event {
 		}
 	case simBreakStreamsForever:
 		return r.breakStream(ts, ev)
+	case simBreakExpiredWaits:
+		if ev.kind == evError && classify(ev.err) == classExpired {
+			ts.retry.expired = true // the loop takes every 410 for one after another
+		}
 	}
 	return ev
 }

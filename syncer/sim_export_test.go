@@ -130,6 +130,7 @@ const (
 	SimBreakPagedForGood     = simBreakPagedForGood
 	SimBreakStreamsForever   = simBreakStreamsForever
 	SimBreakWatchChurn       = simBreakWatchChurn
+	SimBreakExpiredWaits     = simBreakExpiredWaits
 	SimBreakStoreDrop        = simBreakStoreDrop
 	SimBreakRevisionOffByOne = simBreakRevisionOffByOne
 )

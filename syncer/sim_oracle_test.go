@@ -47,6 +47,7 @@ const (
 	ruleWakeUp                         // a parked type not woken when the apiserver answered again
 	ruleLiveness                       // WaitForDatastore without silence while the loop read, or before a warm start caught up
 	ruleStatuses                       // Statuses shows other than the type's state, or a phase back to waiting (sim_judge_test.go)
+	ruleExpiredAtOnce                  // a 410 waited a step although none relisted at once in its episode
 	simRules
 )
 
@@ -56,7 +57,7 @@ var simRuleNames = [...]string{"revision-back", "deleted-uid", "deleted-unheld",
 	"moved-object",
 	"broker",
 	"unreachable-late", "outage-relist", "wake-up",
-	"liveness", "statuses"}
+	"liveness", "statuses", "expired-at-once"}
 
 func (r simRule) String() string { return simRuleNames[r] }
 
@@ -83,6 +84,9 @@ type simTypeLife struct {
 	reset        bool
 	lastStrategy InitialList
 	lastByList   bool
+	// expired: the loop is handling a 410 of the type's current generation;
+	// expiredAtOnce: a 410 relisted it at once in this episode (rule 8).
+	expired, expiredAtOnce bool
 	// downSince: the loop handled, since then, only events of the type's
 	// requests that did not reach the apiserver; zero once one reached it.
 	downSince time.Time
@@ -189,6 +193,7 @@ func (r *simRun) beforeHandle(ts *typeState, ev event) simBefore {
 	if (ev.kind == evWatchEnded || ev.kind == evError) && ev.healthy {
 		lt.reset = true // the backoff resets: a new episode
 	}
+	lt.expired = ev.kind == evError && ev.gen == ts.run.n && classify(ev.err) == classExpired
 	b := simBefore{relisting: ts.listed && ts.pending() != NoList, n0: len(s.queue)}
 	if b.n0 > 0 {
 		if lb, ok := s.queue[b.n0-1].(*updateBatch); ok {
@@ -326,8 +331,9 @@ func (r *simRun) notePlan(ts *typeState, w *watcher, p plan) {
 	}
 	at := r.clk.Now().Add(w.delay)
 	if lt.reset {
-		lt.episode, lt.allowance, lt.reset = lt.episode[:0], 0, false
+		lt.episode, lt.allowance, lt.reset, lt.expiredAtOnce = lt.episode[:0], 0, false, false
 	}
+	r.checkExpired(ts, lt, w.delay)
 	byList := ts.catchUp() != nil && ts.catchUp().byList
 	if ts.initial.strategy != lt.lastStrategy || byList != lt.lastByList {
 		lt.allowance++
@@ -344,6 +350,24 @@ func (r *simRun) notePlan(ts *typeState, w *watcher, p plan) {
 	}
 	if limit := bounds.MaxAttempts(ts.cfg.backoff, window) + 1 + lt.allowance; n > limit {
 		r.violate(ruleRequestBound, "%s made %d requests in %s of one failure episode; the bound is %d", ts.t.Name, n, window, limit)
+	}
+}
+
+// checkExpired checks the plan that follows a 410 (rule 8): the first of an
+// episode relists at once, and is one request more than the backoff allows;
+// a later one may wait its step.
+func (r *simRun) checkExpired(ts *typeState, lt *simTypeLife, delay time.Duration) {
+	if !lt.expired {
+		return
+	}
+	lt.expired = false
+	if lt.expiredAtOnce {
+		return
+	}
+	lt.expiredAtOnce = true
+	lt.allowance++
+	if delay != 0 {
+		r.violate(ruleExpiredAtOnce, "%s waited %s to relist after a 410, the first of its episode", ts.t.Name, delay)
 	}
 }
 

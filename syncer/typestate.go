@@ -132,6 +132,9 @@ type retry struct {
 	parked      startWatcher
 	parkedUntil time.Time
 	woken       bool
+	// expired: a 410 relisted the type at once, and no watch has been healthy
+	// since: the next 410 waits a step (judge's expiredAgain).
+	expired bool
 }
 
 // observation is what the observer was last told of a type, if told is set, and
@@ -279,7 +282,7 @@ func (ts *typeState) nextDelay(healthy bool) time.Duration {
 		ts.retry.afterList, ts.retry.listWatchFailed = false, !healthy
 	}
 	if healthy {
-		ts.retry.backoff = ts.cfg.backoff
+		ts.retry.backoff, ts.retry.expired = ts.cfg.backoff, false
 		return 0
 	}
 	return ts.backoffStep()
