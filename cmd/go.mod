@@ -7,8 +7,8 @@ module github.com/kubesync/kubesync/cmd
 go 1.26.0
 
 require (
-	github.com/kubesync/kubesync v0.5.0
-	github.com/kubesync/kubesync/controlplane v0.5.0
+	github.com/kubesync/kubesync v0.6.0
+	github.com/kubesync/kubesync/controlplane v0.6.0
 	github.com/onsi/ginkgo/v2 v2.34.0
 	github.com/onsi/gomega v1.44.0
 	github.com/prometheus/client_golang v1.25.0

@@ -9,7 +9,7 @@ module github.com/kubesync/kubesync/controlplane
 go 1.26.0
 
 require (
-	github.com/kubesync/kubesync v0.5.0
+	github.com/kubesync/kubesync v0.6.0
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.72.0
 	github.com/sirupsen/logrus v1.10.2

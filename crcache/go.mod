@@ -7,7 +7,7 @@ module github.com/kubesync/kubesync/crcache
 go 1.26.0
 
 require (
-	github.com/kubesync/kubesync v0.5.0
+	github.com/kubesync/kubesync v0.6.0
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
 	k8s.io/client-go v0.37.2

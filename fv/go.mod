@@ -9,9 +9,9 @@ go 1.26.0
 
 require (
 	github.com/go-logr/logr v1.4.3
-	github.com/kubesync/kubesync v0.5.0
-	github.com/kubesync/kubesync/controlplane v0.5.0
-	github.com/kubesync/kubesync/crcache v0.5.0
+	github.com/kubesync/kubesync v0.6.0
+	github.com/kubesync/kubesync/controlplane v0.6.0
+	github.com/kubesync/kubesync/crcache v0.6.0
 	github.com/onsi/ginkgo/v2 v2.34.0
 	github.com/onsi/gomega v1.44.0
 	github.com/prometheus/client_golang v1.25.0

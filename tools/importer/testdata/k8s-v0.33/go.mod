@@ -6,7 +6,7 @@ module example.com/importer
 go 1.24.0
 
 require (
-	github.com/kubesync/kubesync v0.5.0
+	github.com/kubesync/kubesync v0.6.0
 	k8s.io/api v0.33.0
 	k8s.io/apimachinery v0.33.0
 	k8s.io/client-go v0.33.0

@@ -6,7 +6,7 @@ module example.com/importer
 go 1.26.0
 
 require (
-	github.com/kubesync/kubesync v0.5.0
+	github.com/kubesync/kubesync v0.6.0
 	k8s.io/api v0.36.6
 	k8s.io/apimachinery v0.36.6
 	k8s.io/client-go v0.36.6
