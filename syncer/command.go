@@ -2,6 +2,7 @@ package syncer
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -101,6 +102,10 @@ func (s *Syncer) exec(ctx context.Context, ts *typeState, cmds commands) {
 			s.phaseIs(ts, c.st.Phase)
 		case reachedServer:
 			s.reachedServer(ctx, ts, bool(c))
+		default:
+			// decode is Syncer.decoding's, before exec: one that gets here
+			// would drop the rest of its step's event.
+			panic(fmt.Sprintf("syncer: exec cannot carry out %T", c))
 		}
 	}
 }

@@ -58,6 +58,13 @@ var _ = Describe("A step and an object its watcher left undecoded", func() {
 			Value: "b@6", Revision: "6"}, UpdateType: KVUpdated}}), "the consumer has b's decoded value")
 	})
 
+	It("is never carried out by exec: a decode that reaches it stops the loop loudly", func() {
+		ev := event{kind: evApply, idx: 0, gen: ts.run.n, rv: "6", objs: []object{undecoded(valued("b", "6"))}}
+		cmds := ts.step(ev, st.s.cfg.clock.Now())
+		Expect(func() { st.s.exec(st.ctx, ts, cmds) }).To(PanicWith(ContainSubstring("decode")),
+			"the rest of the step would be lost silently")
+	})
+
 	It("keeps a relist's objects in order and its batch whole, and decodes nothing the ledger holds", func() {
 		st.s.exec(st.ctx, ts, forceList(ts))
 		calls := len(st.calls)
