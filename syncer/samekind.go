@@ -159,6 +159,11 @@ func (sk *sameKind) deleted(idx int, u Update, h *holders) (Update, bool) {
 		return Update{}, false
 	}
 	u.UID = h.uid // what the consumer holds, whichever type delivered it
+	if revisionAfter(h.rev, u.Revision) {
+		// A relist's Deleted carries the revision the consumer holds, though
+		// another type delivered it (promise 34).
+		u.Revision = h.rev
+	}
 	if revisionAfter(prev.rev, h.rev) || (prev.rev == h.rev && prev.uid != h.uid) {
 		// In one history no type holds a revision later than the consumer's:
 		// this one is another cluster's, which buries nothing of this one.

@@ -68,6 +68,16 @@ var _ = Describe("Types of one kind", func() {
 		}
 	})
 
+	It("tells a relist's Deleted at the revision the consumer holds, though another type delivered it", func() {
+		both(true, true)
+		st.play(1, apply("6"))
+		st.play(1, del("7")) // relabeled: only xpods, behind at 5, selects it
+		st.play(0, event{kind: evError, rv: "5", err: gone})
+		st.listed(0, "8") // p is gone by then
+		Expect(contract(st.calls)).To(Equal([]string{"New ns/p@5", "Updated ns/p@6", "Deleted ns/p@6"}),
+			"a relist's Deleted carries the revision held (promise 34), not xpods' 5")
+	})
+
 	It("does not bring back a revision older than the Deleted the consumer was told", func() {
 		// p: app=y at 6, app=x at 7, deleted at 8; ypods' stream is behind pods'.
 		both(false, false)

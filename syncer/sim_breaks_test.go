@@ -30,6 +30,7 @@ const (
 	simBreakStoreDrop        = "the Store fed without its Deleted"
 	simBreakRevisionOffByOne = "an Updated delivered at its revision less one"
 	simBreakExpiredWaits     = "a 410 relisting after a backoff step"
+	simBreakDeletedRevision  = "a Deleted delivered at its revision less one"
 )
 
 // breakEvent changes the event the loop is handed, or the type's state just
@@ -146,7 +147,8 @@ func (r *simRun) breakStatus(late simLateStatus) delivery {
 // breakBatch is a copy of b with the updates the broken rule changes.
 func (r *simRun) breakBatch(b *updateBatch) *updateBatch {
 	switch r.o.broken {
-	case simBreakRevisionBack, simBreakDeletedTwice, simBreakNewForUpdated, simBreakUpdatedForNew, simBreakRevisionOffByOne:
+	case simBreakRevisionBack, simBreakDeletedTwice, simBreakNewForUpdated, simBreakUpdatedForNew, simBreakRevisionOffByOne,
+		simBreakDeletedRevision:
 	default:
 		return b
 	}
@@ -158,6 +160,9 @@ func (r *simRun) breakBatch(b *updateBatch) *updateBatch {
 		case r.o.broken == simBreakRevisionOffByOne && u.UpdateType == KVUpdated:
 			rev, _ := strconv.ParseUint(u.Revision, 10, 64)
 			u.Revision = strconv.FormatUint(rev-1, 10) // not behind the last: a view that stays stale
+		case r.o.broken == simBreakDeletedRevision && u.UpdateType == KVDeleted:
+			rev, _ := strconv.ParseUint(u.Revision, 10, 64)
+			u.Revision = strconv.FormatUint(rev-1, 10)
 		case r.o.broken == simBreakDeletedTwice && u.UpdateType == KVDeleted:
 			ups = append(ups, u)
 		case r.o.broken == simBreakNewForUpdated && u.UpdateType == KVUpdated:

@@ -131,6 +131,7 @@ const (
 	SimBreakStreamsForever   = simBreakStreamsForever
 	SimBreakWatchChurn       = simBreakWatchChurn
 	SimBreakExpiredWaits     = simBreakExpiredWaits
+	SimBreakDeletedRevision  = simBreakDeletedRevision
 	SimBreakStoreDrop        = simBreakStoreDrop
 	SimBreakRevisionOffByOne = simBreakRevisionOffByOne
 )

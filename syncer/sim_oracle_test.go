@@ -48,6 +48,7 @@ const (
 	ruleLiveness                       // WaitForDatastore without silence while the loop read, or before a warm start caught up
 	ruleStatuses                       // Statuses shows other than the type's state, or a phase back to waiting (sim_judge_test.go)
 	ruleExpiredAtOnce                  // a 410 waited a step although none relisted at once in its episode
+	ruleDeletedRevision                // a Deleted at a revision older than the one the consumer holds
 	simRules
 )
 
@@ -57,7 +58,7 @@ var simRuleNames = [...]string{"revision-back", "deleted-uid", "deleted-unheld",
 	"moved-object",
 	"broker",
 	"unreachable-late", "outage-relist", "wake-up",
-	"liveness", "statuses", "expired-at-once"}
+	"liveness", "statuses", "expired-at-once", "deleted-revision"}
 
 func (r simRule) String() string { return simRuleNames[r] }
 
@@ -135,6 +136,10 @@ func (c *simConsumer) OnUpdates(ups []Update) {
 				c.r.violate(ruleDeletedUnheld, "Deleted of %v@%d, which the consumer does not hold", u.Key, rev)
 			case have.UID != u.UID:
 				c.r.violate(ruleDeletedUID, "Deleted of %v carries UID %s; the consumer holds %s", u.Key, u.UID, have.UID)
+			case rev < have.Rev:
+				// A relist's Deleted carries the revision held, a watch's the
+				// deletion's, which is newer (promise 34).
+				c.r.violate(ruleDeletedRevision, "Deleted of %v at %d; the consumer holds it at %d", u.Key, rev, have.Rev)
 			}
 			delete(c.view, u.Key)
 		default:
