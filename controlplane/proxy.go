@@ -59,12 +59,14 @@ type Proxy struct {
 	rp      *httputil.ReverseProxy
 	observe func(*http.Request) // nil unless WithProxyRequestObserver
 
-	mu        sync.Mutex
-	listener  *connListener // nil while RefuseConnections holds
-	conns     map[net.Conn]struct{}
-	streams   map[*stream]struct{}
-	refused   map[schema.GroupResource]bool
-	expired   map[schema.GroupResource]bool
+	mu       sync.Mutex
+	listener *connListener // nil while RefuseConnections holds
+	conns    map[net.Conn]struct{}
+	streams  map[*stream]struct{}
+	refused  map[schema.GroupResource]bool
+	expired  map[schema.GroupResource]bool
+	// gone counts the watches answered 410 while expired.
+	gone      map[schema.GroupResource]int
 	blackhole chan struct{} // non-nil while blackholing; closed when it ends
 	stalls    stalls
 	limits    map[schema.GroupResource]*rate.Limiter
@@ -143,6 +145,7 @@ func NewProxy(cp *ControlPlane, opts ...ProxyOption) (*Proxy, error) {
 		streams:   map[*stream]struct{}{},
 		refused:   map[schema.GroupResource]bool{},
 		expired:   map[schema.GroupResource]bool{},
+		gone:      map[schema.GroupResource]int{},
 		stalls:    newStalls(),
 		limits:    map[schema.GroupResource]*rate.Limiter{},
 		requests:  map[requestKey]int{},
@@ -253,6 +256,9 @@ func (p *Proxy) admit(w http.ResponseWriter, r *http.Request, info requestInfo, 
 	hole := p.blackhole
 	refused := info.Resource != "" && p.refused[gr]
 	expired := info.Verb == "watch" && p.expired[gr] && !sendsInitialEvents(r)
+	if expired {
+		p.gone[gr]++
+	}
 	if r.ProtoMajor != 1 || hole != nil || refused || expired {
 		p.mu.Unlock()
 		p.turnAway(w, r, gr, hole, refused)
@@ -304,6 +310,15 @@ func (p *Proxy) Requests(group, resource, verb string) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.requests[requestKey{resource: schema.GroupResource{Group: group, Resource: resource}, verb: verb}]
+}
+
+// ExpiredWatches returns how many watches of resource (plural) of group the
+// proxy answered with 410 Gone itself (ExpireWatches): what shows that such a
+// fault fired, however many lists the client made meanwhile.
+func (p *Proxy) ExpiredWatches(group, resource string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.gone[schema.GroupResource{Group: group, Resource: resource}]
 }
 
 // Lists returns when the proxy received each list of resource (plural) of

@@ -97,10 +97,10 @@ func (tg *target) do(ctx context.Context, st Step) (w window, err error) {
 		p.ExpireWatches(g, r)
 		p.Cut(g, r)
 		defer p.Allow(g, r)
-		// Streaming lists go through, and count as lists and watches both.
-		lists, watches := len(p.Lists(g, r)), tg.requests(st.Type, "watch")
+		// Streaming lists go through; a plain watch gets 410 from the proxy.
+		gone := p.ExpiredWatches(g, r)
 		_ = orchestrate.Sleep(ctx, st.Hold)
-		w.fired = tg.requests(st.Type, "watch")-watches > len(p.Lists(g, r))-lists
+		w.fired = p.ExpiredWatches(g, r) > gone
 	case Blackhole:
 		for _, t := range tg.types {
 			w.fired = w.fired || p.OpenStreams(t.GVR.Group, t.GVR.Resource) > 0
