@@ -31,6 +31,7 @@ const (
 	simBreakRevisionOffByOne = "an Updated delivered at its revision less one"
 	simBreakExpiredWaits     = "a 410 relisting after a backoff step"
 	simBreakDeletedRevision  = "a Deleted delivered at its revision less one"
+	simBreakNoRetell         = "a cluster change's relist telling only what changed"
 )
 
 // breakEvent changes the event the loop is handed, or the type's state just
@@ -49,6 +50,8 @@ func (r *simRun) breakEvent(ts *typeState, ev event) event {
 		}
 	case simBreakStreamsForever:
 		return r.breakStream(ts, ev)
+	case simBreakNoRetell:
+		ts.retell = false // the relist after a cluster change tells only what changed
 	case simBreakExpiredWaits:
 		if ev.kind == evError && classify(ev.err) == classExpired {
 			ts.retry.expired = true // the loop takes every 410 for one after another

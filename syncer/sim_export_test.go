@@ -88,13 +88,13 @@ func RunSim(from uint64, n, steps int, broken string, extra SimConsumer, shrink 
 // RunSimCase runs one seed with the given schedule (as formatFaults writes
 // it), with the liveness status or without, and returns the rule it broke and
 // its defect, "" if none.
-func RunSimCase(seed uint64, steps int, faults string, liveness bool) (rule string, defect int, violation string) {
+func RunSimCase(seed uint64, steps int, faults string, liveness bool, broken string) (rule string, defect int, violation string) {
 	fs, err := parseFaults(faults)
 	if err != nil {
 		panic(err)
 	}
 	live := map[bool]simLive{false: simLiveOff, true: simLiveOn}[liveness]
-	res := newSimRun(simOptions{seed: seed, steps: steps, faults: fs, live: live}).run()
+	res := newSimRun(simOptions{seed: seed, steps: steps, faults: fs, live: live, broken: broken}).run()
 	if res.violation == "" {
 		return "", 0, ""
 	}
@@ -131,6 +131,7 @@ const (
 	SimBreakStreamsForever   = simBreakStreamsForever
 	SimBreakWatchChurn       = simBreakWatchChurn
 	SimBreakExpiredWaits     = simBreakExpiredWaits
+	SimBreakNoRetell         = simBreakNoRetell
 	SimBreakDeletedRevision  = simBreakDeletedRevision
 	SimBreakStoreDrop        = simBreakStoreDrop
 	SimBreakRevisionOffByOne = simBreakRevisionOffByOne
