@@ -31,8 +31,7 @@ package syncer
 // Auto page from now on (rule 12). Every failure backs off a step (patience:
 // at least the step and the Retry-After, rule 20), but for "no wait" (a 410
 // relists at once the first time after a healthy watch or an outage: rule 8);
-// every
-// error that did not reach the server parks the retry for the wake-up
+// every error that did not reach the server parks the retry for the wake-up
 // (rule 19) and begins or extends an Unreachable episode. "report": a failure
 // episode, reported once (rule 9); "refused", "missing": the type's phase
 // until the server answers a read again, which counts it as synced unless it
