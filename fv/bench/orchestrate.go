@@ -36,7 +36,8 @@ type Options struct {
 	// LogDir keeps the control plane's and the contenders' logs.
 	LogDir string
 	// ProfileDir, when set, makes every contender write CPU and heap profiles of
-	// its initial sync there (see ContenderArgs.Profile). It slows the syncs.
+	// its initial sync there (see ContenderArgs.Profile), and the kube-apiserver's
+	// CPU profile over each relist (apiprofile.go). It slows the syncs.
 	ProfileDir string
 	// Command is the command line to print in the report.
 	Command string
@@ -243,12 +244,20 @@ func runOne(ctx context.Context, o Options, b bed, wl *workload, changed []strin
 
 	if kind != Baseline && !isFanout(kind) && len(changed) > 0 {
 		token := fmt.Sprintf("%s-%s-%d-%d", wl.name, kind, run, time.Now().UnixNano())
+		waitProfile := func() error { return nil }
+		if o.ProfileDir != "" {
+			path := filepath.Join(o.ProfileDir, fmt.Sprintf("%s-%s-%d-apiserver-relist.pprof", wl.name, kind, run))
+			waitProfile = apiserverProfile(ctx, b.cl.Kube, path)
+		}
 		cpu1 := apiserverCPU(apiserver)
 		relist, err := triggerRelist(ctx, p, b, wl, changed, token)
 		if err != nil {
 			return res, err
 		}
 		res.Relist, res.APIServerRelistCPU = &relist, apiserverCPU(apiserver)-cpu1
+		if err := waitProfile(); err != nil {
+			return res, err
+		}
 	}
 	return res, p.exit()
 }
