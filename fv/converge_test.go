@@ -67,28 +67,6 @@ func (in *informers) check(ctx context.Context, md metadata.Interface) error {
 	return nil
 }
 
-// relists notes when the syncer last started a relist after an expired
-// revision: the moment it handled the apiserver's 410, before any wait.
-type relists struct {
-	syncer.NopObserver
-	mu   sync.Mutex
-	last time.Time
-}
-
-func (r *relists) Listing(_ string, reason syncer.ListReason) {
-	if reason == syncer.ListExpired {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		r.last = time.Now()
-	}
-}
-
-func (r *relists) at() time.Time {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.last
-}
-
 // workload changes the objects of types in namespace ns until ctx ends: it
 // touches one, creates one and deletes the oldest it created, each tick, and
 // shrugs off the errors of an apiserver that is away.
@@ -120,8 +98,7 @@ var _ = Describe("An apiserver killed and its revision compacted, under writes",
 		}
 		md, err := metadata.NewForConfig(c.Config())
 		Expect(err).NotTo(HaveOccurred())
-		expired := &relists{}
-		_, m, _ := env.Run(c.Config(), types, syncer.WithObserver(expired))
+		_, m, obs := env.Run(c.Config(), types)
 		inf := startInformers(c.Dyn, types)
 		env.InSync(m)
 		Eventually(func() error { return inf.check(ctx, md) }).Should(Succeed())
@@ -150,7 +127,7 @@ var _ = Describe("An apiserver killed and its revision compacted, under writes",
 			}
 			return ks > 0 && ci > 0
 		}).WithTimeout(time.Minute).WithPolling(50 * time.Millisecond).Should(BeTrue())
-		answered := expired.at().Sub(ended)
+		answered := obs.LastListing(syncer.ListExpired).Sub(ended)
 		AddReportEntry("convergence after the workload", fmt.Sprintf(
 			"kubesync %s, client-go informers %s, kubesync's last 410 answered %s", ks, ci, answered))
 		// A restarted apiserver may hold a watch that came while it started

@@ -3,6 +3,7 @@ package env
 import (
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/kubesync/kubesync/syncer"
 )
@@ -12,6 +13,7 @@ type Observer struct {
 	syncer.NopObserver
 	mu       sync.Mutex
 	lists    map[string]map[string]int
+	listedAt map[syncer.ListReason]time.Time // the last list for each reason, of any type
 	reopened map[string]int
 	failed   map[string]int
 	statuses map[string][]syncer.SyncStatus
@@ -19,11 +21,11 @@ type Observer struct {
 
 // NewObserver returns an Observer that has seen nothing.
 func NewObserver() *Observer {
-	return &Observer{lists: map[string]map[string]int{}, reopened: map[string]int{}, failed: map[string]int{},
-		statuses: map[string][]syncer.SyncStatus{}}
+	return &Observer{lists: map[string]map[string]int{}, listedAt: map[syncer.ListReason]time.Time{},
+		reopened: map[string]int{}, failed: map[string]int{}, statuses: map[string][]syncer.SyncStatus{}}
 }
 
-// Listing counts a list of type t for reason.
+// Listing counts a list of type t for reason and notes when it was told.
 func (o *Observer) Listing(t string, reason syncer.ListReason) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -31,6 +33,16 @@ func (o *Observer) Listing(t string, reason syncer.ListReason) {
 		o.lists[t] = map[string]int{}
 	}
 	o.lists[t][reason.String()]++
+	o.listedAt[reason] = time.Now()
+}
+
+// LastListing returns when the syncer last told a list for reason, of any
+// type (zero: never). For ListExpired that is when it handled a 410, before
+// any wait.
+func (o *Observer) LastListing(reason syncer.ListReason) time.Time {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.listedAt[reason]
 }
 
 // WatchRestarted counts a re-opened watch of type t.
