@@ -96,8 +96,13 @@ func (ts *typeState) note(v verdict, ev event, now time.Time) {
 	if v.countStreamEnd {
 		ts.initial.streamEnds++
 	}
+	if ev.healthy {
+		ts.watchWasHealthy()
+	}
 	// A 410 relisted at once is remembered until a watch is healthy.
-	ts.retry.expired = ts.retry.expired && !ev.healthy || v.relist == ListExpired && v.delay == waitNone
+	if v.relist == ListExpired && v.delay == waitNone {
+		ts.retry.expired = true
+	}
 }
 
 // reread changes how the type reads its lists, as r says.

@@ -282,10 +282,16 @@ func (ts *typeState) nextDelay(healthy bool) time.Duration {
 		ts.retry.afterList, ts.retry.listWatchFailed = false, !healthy
 	}
 	if healthy {
-		ts.retry.backoff, ts.retry.expired = ts.cfg.backoff, false
+		ts.watchWasHealthy()
 		return 0
 	}
 	return ts.backoffStep()
+}
+
+// watchWasHealthy is what a healthy watch earns the type, however it ended: its
+// backoff starts again from the first step, and its next 410 relists at once.
+func (ts *typeState) watchWasHealthy() {
+	ts.retry.backoff, ts.retry.expired = ts.cfg.backoff, false
 }
 
 // backoffStep takes the backoff's next step, its jitter drawn from the
