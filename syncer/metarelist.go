@@ -25,6 +25,27 @@ const DefaultMetadataRelist = 0.01
 // flight at once (see MetadataRelist.Gets).
 const DefaultMetadataRelistGets = 8
 
+// metaPages is about how many pages a metadata-first relist reads a type in.
+// A kube-apiserver (1.37) serves each page of a list from its watch cache by
+// taking every object from the page's first key to the type's end, so pages of
+// a fixed size cost it the square of the type's objects: 100,000 ConfigMaps in
+// pages of 500 take 10 million objects. Pages that grow with the type take
+// about metaPages/2 times its objects; a page's metadata is small, about
+// 1/metaPages of the type's, up to maxMetaPage items.
+const metaPages = 8
+
+// maxMetaPage bounds a metadata page's items, and so what the client holds of
+// one: some megabytes of metadata (names, UIDs, labels and managed fields).
+const maxMetaPage = 10_000
+
+// metaPageSize is the page size of a metadata-first relist of a type of
+// objects known objects whose lists take pages of pageSize: at least that,
+// and enough to read it in about metaPages pages, up to maxMetaPage.
+func metaPageSize(pageSize int64, objects int) int64 {
+	grown := (int64(objects) + metaPages - 1) / metaPages
+	return max(pageSize, min(grown, maxMetaPage))
+}
+
 // errFullRelist: the metadata-first relist gives way to a full one, which runs
 // at once in the same watcher (too many changed, an object gone since the
 // metadata list, an answer the raw path did not expect).
@@ -52,8 +73,10 @@ func (ts *typeState) metaFirst() bool {
 // then starts from the list's revision: an event it replays that is older than
 // what a GET returned is skipped by the loop (typeState.stale). It returns
 // errFullRelist when a full list must follow.
-func (w *watcher) metaRelist(ctx context.Context) (string, error) {
-	list, ok := w.reader().MetaRelist(w.listOptions())
+func (w *watcher) metaRelist(ctx context.Context, page int64) (string, error) {
+	opts := w.options()
+	opts.Limit = page
+	list, ok := w.reader().MetaRelist(opts)
 	if !ok {
 		return "", errFullRelist
 	}
@@ -178,8 +201,8 @@ func (ts *typeState) stale(o object) bool { return ts.ledger.Newer(o.ID, o.Rev) 
 // relistMetaFirst runs the metadata-first relist, then the watch from its
 // revision after watchDelay, and reports whether it did; false: the watcher
 // lists in full now.
-func (w *watcher) relistMetaFirst(ctx context.Context, watchDelay time.Duration) bool {
-	rv, err := w.metaRelist(ctx)
+func (w *watcher) relistMetaFirst(ctx context.Context, page int64, watchDelay time.Duration) bool {
+	rv, err := w.metaRelist(ctx, page)
 	switch {
 	case errors.Is(err, errFullRelist):
 		// Info: a full list costs the apiserver what the metadata list was to save.

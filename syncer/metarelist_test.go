@@ -90,6 +90,12 @@ func (r *metaRun) start(strategy syncer.InitialList, lazy bool, maxChanged float
 	return r
 }
 
+// withServer serves the run from api over srv.
+func (r *metaRun) withServer(api *syncertest.API, srv *syncertest.Server) *metaRun {
+	r.api, r.srv = api, srv
+	return r
+}
+
 func (r *metaRun) res() *syncertest.Resource { return r.api.Resource(r.t) }
 
 // change gives the first n objects a new revision and value, silently: only a
@@ -220,6 +226,18 @@ var _ = Describe("the metadata-first relist", func() {
 			}
 		}
 	}
+
+	It("reads the metadata in pages that grow with the type, so that a watch cache does not walk it page after page", func() {
+		r := (&metaRun{t: resources.ConfigMaps}).withServer(newConfigMapServer(metaObjects)).
+			start(syncer.Paged, false, syncer.DefaultMetadataRelist, syncer.WithPageSize(10))
+		r.change(1)
+		cost := r.expire(1)
+		Expect(cost.gets).To(HaveLen(1))
+		Expect(cost.metadataLists).To(Equal(8), "200 objects in pages of 25, not of the full list's 10")
+		r.change(metaObjects / 10)
+		cost = r.expire(metaObjects / 10)
+		Expect(cost.lists-cost.metadataLists).To(Equal(metaObjects/10), "the full list that follows keeps pages of 10")
+	})
 
 	It("lists in full when more than the stated share changed", func() {
 		r := startMetaRun(true, syncer.Paged, false, syncer.DefaultMetadataRelist)

@@ -227,6 +227,9 @@ func (ts *typeState) plan() plan {
 // a type whose watches the server refuses is paced by its backoff.
 func (ts *typeState) listPlan() listPlan {
 	p := listPlan{strategy: ts.initial.strategy, metaFirst: ts.metaFirst()}
+	if p.metaFirst {
+		p.metaPage = metaPageSize(pageSize(ts.cfg, ts.t), ts.ledger.Len())
+	}
 	if ts.initial.pageOnce {
 		p.strategy, ts.initial.pageOnce = Paged, false
 	}

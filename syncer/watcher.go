@@ -71,6 +71,8 @@ type listPlan struct {
 	// watchDelay: the wait between a paged or metadata-first list and its
 	// watch (rule 8: the watch after the last list failed at once).
 	watchDelay time.Duration
+	// metaPage is the metadata list's page size (metaPageSize), when metaFirst.
+	metaPage int64
 }
 
 // watchPlan: watch from rv.
@@ -137,7 +139,7 @@ func (w *watcher) run(ctx context.Context, p plan) {
 // listThenWatch lists as p says, metadata first if it may, then watches from
 // the list's revision.
 func (w *watcher) listThenWatch(ctx context.Context, p listPlan) {
-	if p.metaFirst && w.relistMetaFirst(ctx, p.watchDelay) {
+	if p.metaFirst && w.relistMetaFirst(ctx, p.metaPage, p.watchDelay) {
 		return
 	}
 	if p.strategy == WatchList {
@@ -182,11 +184,16 @@ func (w *watcher) options() metav1.ListOptions {
 // listOptions are a list's options, with the type's page size.
 func (w *watcher) listOptions() metav1.ListOptions {
 	opts := w.options()
-	opts.Limit = w.cfg.pageSize
-	if w.t.PageSize > 0 {
-		opts.Limit = w.t.PageSize
-	}
+	opts.Limit = pageSize(w.cfg, w.t)
 	return opts
+}
+
+// pageSize is a list's page size for type t: its own, else the syncer's.
+func pageSize(cfg *config, t resources.Type) int64 {
+	if t.PageSize > 0 {
+		return t.PageSize
+	}
+	return cfg.pageSize
 }
 
 // pagedList lists page by page, handing each page on before fetching the next, so
