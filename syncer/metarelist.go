@@ -115,15 +115,11 @@ func fullOnSurprise(err error) error {
 
 // metaList reads the metadata list page by page (wire.MetaRelist.Next). It
 // sends the list's start and, per page, the objects the ledger holds at their
-// revision; the list keeps the others for fetch.
+// revision, up to metaChunk at a time; the list keeps the others for fetch.
 func (w *watcher) metaList(ctx context.Context, list *wire.MetaRelist) error {
 	var snapshot string // the first page's revision, which every page must share, as in pagedList
 	for !list.Done() {
-		var known []wire.Value
-		err := w.bound(ctx, func(ctx context.Context) (err error) {
-			known, err = list.Next(ctx)
-			return err
-		})
+		err := w.bound(ctx, list.Next)
 		if err != nil {
 			return err
 		}
@@ -135,12 +131,18 @@ func (w *watcher) metaList(ctx context.Context, list *wire.MetaRelist) error {
 		if list.Pages() == 1 && !w.send(ctx, event{kind: evInitStart}) {
 			return ctx.Err()
 		}
-		if !w.send(ctx, event{kind: evInitApply, objs: known}) {
-			return ctx.Err()
+		for first := true; first || list.Known() > 0; first = false {
+			if !w.send(ctx, event{kind: evInitApply, objs: list.Unchanged(metaChunk)}) {
+				return ctx.Err()
+			}
 		}
 	}
 	return nil
 }
+
+// metaChunk is how many known objects of a metadata page go to the loop in
+// one event: a page grows with the type (metaPageSize), its values need not.
+const metaChunk = 500
 
 // fetchBatch is how many fetched objects go to the loop in one event.
 const fetchBatch = 100

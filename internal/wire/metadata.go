@@ -1,8 +1,11 @@
 package wire
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -30,34 +33,54 @@ type MetaPage struct {
 // ListMetadata reads one page of the collection's metadata only (see
 // MetadataAccept): the apiserver sends no body, so a caller that compares the
 // page with what it holds fetches only the objects that changed (GetRaw). A
-// server that ignores the Accept and sends whole objects is read alike.
+// server that ignores the Accept and sends whole objects is read alike. A
+// protobuf page is read as it arrives, one item at a time (meta.ReadItems), so
+// that a page of thousands of items costs its items' metadata, not its body.
 func (c *rawClient) ListMetadata(ctx context.Context, opts metav1.ListOptions) (MetaPage, error) {
-	res := c.request(opts).SetHeader("Accept", MetadataAccept).Do(ctx)
-	body, err := res.Raw()
+	body, err := c.request(opts).SetHeader("Accept", MetadataAccept).Stream(ctx)
 	if err != nil {
-		return MetaPage{}, res.Error()
+		return MetaPage{}, err
 	}
-	p := MetaPage{Bytes: len(body)}
-	add := func(item []byte, read func([]byte) (meta.Meta, error)) error {
-		m, err := read(item)
-		if err == nil {
-			p.Items = append(p.Items, m)
+	defer body.Close()
+	// A page holds at most Limit items: made once, the slice leaves no garbage
+	// of its growth behind (a metadata page may be thousands of items).
+	p := MetaPage{Items: make([]meta.Meta, 0, min(opts.Limit, maxItemsAhead))}
+	add := func(read func([]byte) (meta.Meta, error)) func([]byte) error {
+		return func(item []byte) error {
+			m, err := read(item)
+			if err == nil {
+				p.Items = append(p.Items, m)
+			}
+			return err
 		}
-		return err
 	}
-	if meta.IsProtobuf(body) {
-		var list []byte
-		if _, list, err = meta.Unwrap(body); err == nil {
-			p.Meta, err = meta.Items(list, func(item []byte) error { return add(item, meta.ObjectMeta) })
+	r := bufio.NewReaderSize(body, metaReadBuffer)
+	p.Meta, p.Bytes, err = meta.ReadItems(r, add(meta.ObjectMeta))
+	if errors.Is(err, meta.ErrNotProtobuf) {
+		var all []byte
+		if all, err = io.ReadAll(r); err != nil {
+			err = &meta.ReadError{Err: err}
+		} else {
+			p.Bytes = len(all)
+			p.Meta, err = meta.DocItems(all, add(meta.DocMeta))
 		}
-	} else {
-		p.Meta, err = meta.DocItems(body, func(item []byte) error { return add(item, meta.DocMeta) })
 	}
-	if err != nil {
+	var cut *meta.ReadError
+	switch {
+	case errors.As(err, &cut):
+		return MetaPage{}, fmt.Errorf("metadata list page: %w", cut.Err) // as client-go's Do reports a body it could not read
+	case err != nil:
 		return MetaPage{}, surprise(fmt.Errorf("metadata list page: %w", err))
 	}
 	return p, nil
 }
+
+// maxItemsAhead bounds the items a metadata page makes room for before
+// reading them, whatever its limit says.
+const maxItemsAhead = 10_000
+
+// metaReadBuffer is the buffer a metadata page is read through.
+const metaReadBuffer = 32 << 10
 
 // MetaPages reads a metadata-only list (ListMetadata) page by page, following
 // its continue tokens, and counts what it read.

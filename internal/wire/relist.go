@@ -15,7 +15,8 @@ import (
 
 // MetaRelist is a metadata-first relist of one type: a metadata-only list,
 // read page by page (Next), whose objects the Source's Holder knows at their
-// revision become Unchanged values, and the others are kept for Fetch to GET.
+// revision become Unchanged values (Unchanged), and the others are kept for
+// Fetch to GET.
 // Its caller decides whether to fetch them (how many changed, of how many)
 // and what an error means.
 type MetaRelist struct {
@@ -23,6 +24,7 @@ type MetaRelist struct {
 	ms      MetaSource
 	pages   *MetaPages
 	changed []meta.Meta
+	known   []meta.Meta // the page's objects the Holder knows, not yet taken
 }
 
 // MetaRelist starts a metadata-first relist of s with opts (whose Limit is the
@@ -62,24 +64,40 @@ func (l *MetaRelist) Bytes() int              { return l.pages.Bytes }
 // at their revision: what Fetch GETs.
 func (l *MetaRelist) Changed() int { return len(l.changed) }
 
-// Next reads the next page under ctx (a deadline of the page's own) and
-// returns the objects the Holder knows at their revision, as Unchanged values;
-// it keeps the others for Fetch.
-func (l *MetaRelist) Next(ctx context.Context) ([]Value, error) {
+// Next reads the next page under ctx (a deadline of the page's own): it keeps
+// the objects the Holder knows at their revision for Unchanged, and the
+// others for Fetch.
+func (l *MetaRelist) Next(ctx context.Context) error {
 	items, err := l.pages.Next(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	known := make([]Value, 0, len(items))
+	known := items[:0]
 	for _, m := range items {
-		id, uid := objectID(m.Namespace, m.Name), types.UID(m.UID)
-		if l.src.holder == nil || !l.src.holder.Known(id, m.ResourceVersion, uid) {
+		if l.src.holder == nil || !l.src.holder.Known(objectID(m.Namespace, m.Name), m.ResourceVersion, types.UID(m.UID)) {
 			l.changed = append(l.changed, m)
 			continue
 		}
-		known = append(known, l.src.Unchanged(id, m.ResourceVersion, uid))
+		known = append(known, m)
 	}
-	return known, nil
+	l.known = known
+	return nil
+}
+
+// Known is how many of the page's known objects Unchanged has yet to take.
+func (l *MetaRelist) Known() int { return len(l.known) }
+
+// Unchanged takes up to n of the page's known objects as Unchanged values: a
+// caller that hands a page on in parts makes each part's values as it goes,
+// so that a page of thousands never has them all at once.
+func (l *MetaRelist) Unchanged(n int) []Value {
+	part := l.known[:min(n, len(l.known))]
+	l.known = l.known[len(part):]
+	vals := make([]Value, len(part))
+	for i, m := range part {
+		vals[i] = l.src.Unchanged(objectID(m.Namespace, m.Name), m.ResourceVersion, types.UID(m.UID))
+	}
+	return vals
 }
 
 // Fetch GETs each changed object at rv or newer, up to n at a time, each
