@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -54,9 +53,10 @@ func (c *rawClient) ListMetadata(ctx context.Context, opts metav1.ListOptions) (
 			return err
 		}
 	}
-	r := bufio.NewReaderSize(body, metaReadBuffer)
-	p.Meta, p.Bytes, err = meta.ReadItems(r, add(meta.ObjectMeta))
-	if errors.Is(err, meta.ErrNotProtobuf) {
+	r := meta.NewBody(body, metaReadBuffer)
+	if r.IsProtobuf() {
+		p.Meta, p.Bytes, err = meta.ReadItems(r, add(meta.ObjectMeta))
+	} else {
 		var all []byte
 		if all, err = io.ReadAll(r); err != nil {
 			err = &meta.ReadError{Err: err}

@@ -16,22 +16,58 @@ import (
 // expect.
 const maxStreamedField = 16 << 20
 
-// ReadItems is Items for a list read from r with its envelope: it holds one
+// Body is a response body as ReadItems reads it: buffered, and telling a
+// body that ended (its reader's io.EOF) from a read that failed. A message
+// that claims more than a whole body holds is a body ReadItems does not
+// expect; a connection cut mid-body (net/http's io.ErrUnexpectedEOF, a reset,
+// a context ended) is a *ReadError.
+type Body struct {
+	*bufio.Reader
+	src *endReader
+}
+
+// NewBody reads r through a buffer of size bytes.
+func NewBody(r io.Reader, size int) *Body {
+	e := &endReader{r: r}
+	return &Body{Reader: bufio.NewReaderSize(e, size), src: e}
+}
+
+// IsProtobuf reports whether the body starts with the Kubernetes protobuf
+// magic, reading nothing of it beyond the buffer.
+func (b *Body) IsProtobuf() bool {
+	head, _ := b.Peek(len(magic))
+	return IsProtobuf(head)
+}
+
+// endReader notes whether its reader ended.
+type endReader struct {
+	r     io.Reader
+	ended bool
+}
+
+func (e *endReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err == io.EOF { // unwrapped, by io.Reader's contract
+		e.ended = true
+	}
+	return n, err
+}
+
+// ReadItems is Items for a list read from b with its envelope: it holds one
 // item at a time, not the whole body, so that a page of many items (a
 // metadata-only list of thousands) costs the reader about one item's bytes.
 // The item handed to fn is reused for the next one; fn must copy what it
 // keeps. It returns the list's metadata and the bytes read; ErrNotProtobuf
-// for a body without the envelope, having read nothing of it beyond r's
-// buffer; a *ReadError when r failed.
-func ReadItems(r *bufio.Reader, fn func(item []byte) error) (ListMeta, int, error) {
-	s := &fieldStream{r: r}
-	head, err := r.Peek(len(magic))
-	if err != nil || !IsProtobuf(head) {
+// for a body without the envelope, having read nothing of it beyond b's
+// buffer (see IsProtobuf); a *ReadError when b's reader failed.
+func ReadItems(b *Body, fn func(item []byte) error) (ListMeta, int, error) {
+	if !b.IsProtobuf() {
 		return ListMeta{}, 0, ErrNotProtobuf
 	}
+	s := &fieldStream{r: b.Reader, src: b.src}
 	s.discard(len(magic))
 	var lm ListMeta
-	err = s.fields(-1, func(num protowire.Number, size int) error {
+	err := s.fields(-1, func(num protowire.Number, size int) error {
 		switch num {
 		case unknownRaw:
 			return s.list(size, &lm, fn)
@@ -82,6 +118,7 @@ func (s *fieldStream) list(size int, lm *ListMeta, fn func(item []byte) error) e
 // fieldStream reads protobuf fields from a reader, counting the bytes read.
 type fieldStream struct {
 	r   *bufio.Reader
+	src *endReader // what r reads, to tell a body that ended from a failed read
 	n   int
 	buf []byte // the last field read by bytes, reused
 }
@@ -97,14 +134,14 @@ func (s *fieldStream) fields(size int, fn func(num protowire.Number, size int) e
 			return nil
 		}
 		if err != nil {
-			return readFailed(err)
+			return s.readFailed(err)
 		}
 		num, typ := protowire.DecodeTag(tag)
 		switch typ {
 		case protowire.BytesType:
 			n, err := s.varint()
 			if err != nil {
-				return readFailed(err)
+				return s.readFailed(err)
 			}
 			if n > math.MaxInt32 {
 				return fmt.Errorf("field %d of %d bytes: %w", num, n, errTruncated)
@@ -114,7 +151,7 @@ func (s *fieldStream) fields(size int, fn func(num protowire.Number, size int) e
 			}
 		case protowire.VarintType:
 			if _, err := s.varint(); err != nil {
-				return readFailed(err)
+				return s.readFailed(err)
 			}
 		case protowire.Fixed32Type:
 			err = s.skip(4)
@@ -140,15 +177,16 @@ type ReadError struct{ Err error }
 func (e *ReadError) Error() string { return "reading the body: " + e.Err.Error() }
 func (e *ReadError) Unwrap() error { return e.Err }
 
-// readFailed is the ReadError of err, which ended a field (as it is, if it
-// is one already, or a body it does not expect).
-func readFailed(err error) error {
+// readFailed is what err, which ended a field, means: a body that ended
+// inside it is one ReadItems does not expect; a read that failed, a
+// ReadError. An error that already says which stays as it is.
+func (s *fieldStream) readFailed(err error) error {
 	var re *ReadError
-	if errors.As(err, &re) || errors.Is(err, errTruncated) {
+	switch {
+	case errors.As(err, &re) || errors.Is(err, errTruncated):
 		return err
-	}
-	if errors.Is(err, io.EOF) {
-		err = io.ErrUnexpectedEOF
+	case s.src.ended:
+		return fmt.Errorf("the body ended inside a field: %w", errTruncated)
 	}
 	return &ReadError{Err: err}
 }
@@ -160,7 +198,7 @@ func (s *fieldStream) varint() (uint64, error) {
 		b, err := s.r.ReadByte()
 		if err != nil {
 			if shift > 0 || !errors.Is(err, io.EOF) {
-				return 0, readFailed(err)
+				return 0, s.readFailed(err)
 			}
 			return 0, err
 		}
@@ -185,7 +223,7 @@ func (s *fieldStream) bytes(size int) ([]byte, error) {
 	n, err := io.ReadFull(s.r, s.buf)
 	s.n += n
 	if err != nil {
-		return nil, readFailed(err)
+		return nil, s.readFailed(err)
 	}
 	return s.buf, nil
 }
@@ -195,7 +233,7 @@ func (s *fieldStream) skip(size int) error {
 	n, err := s.r.Discard(size)
 	s.n += n
 	if err != nil {
-		return readFailed(err)
+		return s.readFailed(err)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package meta_test
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -32,7 +31,7 @@ func metadataList(t *testing.T, n int) []byte {
 // name@revision.
 func readAll(r io.Reader) (meta.ListMeta, []string, int, error) {
 	var got []string
-	lm, n, err := meta.ReadItems(bufio.NewReaderSize(r, 64), func(item []byte) error {
+	lm, n, err := meta.ReadItems(meta.NewBody(r, 64), func(item []byte) error {
 		m, err := meta.ObjectMeta(item)
 		got = append(got, m.Name+"@"+m.ResourceVersion)
 		return err
@@ -68,7 +67,7 @@ func TestReadItemsReadsWhatItemsReads(t *testing.T) {
 func TestReadItemsHoldsOneItemAtATime(t *testing.T) {
 	body := metadataList(t, 2000)
 	var largest, held int
-	_, _, err := meta.ReadItems(bufio.NewReader(bytes.NewReader(body)), func(item []byte) error {
+	_, _, err := meta.ReadItems(meta.NewBody(bytes.NewReader(body), 4096), func(item []byte) error {
 		largest = max(largest, len(item))
 		held = max(held, cap(item))
 		return nil
@@ -84,10 +83,16 @@ func TestReadItemsHoldsOneItemAtATime(t *testing.T) {
 func TestReadItemsTellsACutBodyFromABadOne(t *testing.T) {
 	body := metadataList(t, 10)
 	for _, cut := range []int{5, len(body) / 2, len(body) - 1} {
-		_, _, _, err := readAll(bytes.NewReader(body[:cut]))
+		// net/http's body of a connection closed before its length.
+		_, _, _, err := readAll(io.MultiReader(bytes.NewReader(body[:cut]), iotest.ErrReader(io.ErrUnexpectedEOF)))
 		var re *meta.ReadError
 		if !errors.As(err, &re) || !errors.Is(err, io.ErrUnexpectedEOF) {
-			t.Errorf("a body cut at %d of %d: %v, want a ReadError of an unexpected EOF", cut, len(body), err)
+			t.Errorf("a connection cut at %d of %d: %v, want a ReadError of an unexpected EOF", cut, len(body), err)
+		}
+		// A whole body whose message claims more than it holds.
+		_, _, _, err = readAll(bytes.NewReader(body[:cut]))
+		if err == nil || errors.As(err, &re) {
+			t.Errorf("a body that ended at %d of %d: %v, want an error that is not a ReadError", cut, len(body), err)
 		}
 	}
 	failing := errors.New("connection reset")
@@ -97,7 +102,7 @@ func TestReadItemsTellsACutBodyFromABadOne(t *testing.T) {
 	}
 
 	bad := bytes.Clone(body)
-	bad[len(bad)/2] = 0xff // a field's tag of wire type 7
+	bad[len(bad)/2] = 0xff // a field's tag of wire type 7, or a length past the end
 	_, _, _, err = readAll(bytes.NewReader(bad))
 	var re *meta.ReadError
 	if err == nil || errors.As(err, &re) {
@@ -107,11 +112,14 @@ func TestReadItemsTellsACutBodyFromABadOne(t *testing.T) {
 
 func TestReadItemsLeavesAnotherBodyUnread(t *testing.T) {
 	doc := []byte(`{"kind":"PartialObjectMetadataList","items":[]}`)
-	r := bufio.NewReader(bytes.NewReader(doc))
-	if _, _, err := meta.ReadItems(r, func([]byte) error { return nil }); !errors.Is(err, meta.ErrNotProtobuf) {
+	b := meta.NewBody(bytes.NewReader(doc), 4096)
+	if b.IsProtobuf() {
+		t.Fatal("a JSON body taken for protobuf")
+	}
+	if _, _, err := meta.ReadItems(b, func([]byte) error { return nil }); !errors.Is(err, meta.ErrNotProtobuf) {
 		t.Fatalf("a JSON body: %v, want ErrNotProtobuf", err)
 	}
-	rest, _ := io.ReadAll(r)
+	rest, _ := io.ReadAll(b)
 	if !bytes.Equal(rest, doc) {
 		t.Errorf("the JSON body was consumed: %q left", rest)
 	}
@@ -119,7 +127,7 @@ func TestReadItemsLeavesAnotherBodyUnread(t *testing.T) {
 
 func TestReadItemsReturnsTheCallbacksError(t *testing.T) {
 	stop := errors.New("stop")
-	_, _, err := meta.ReadItems(bufio.NewReader(bytes.NewReader(metadataList(t, 3))), func([]byte) error { return stop })
+	_, _, err := meta.ReadItems(meta.NewBody(bytes.NewReader(metadataList(t, 3)), 4096), func([]byte) error { return stop })
 	if !errors.Is(err, stop) {
 		t.Errorf("ReadItems = %v, want the callback's error", err)
 	}
