@@ -143,15 +143,7 @@ func Items(list []byte, fn func(item []byte) error) (ListMeta, error) {
 	err := fields(list, func(num protowire.Number, v []byte) bool {
 		switch num {
 		case listMetadata:
-			inner = fields(v, func(num protowire.Number, v []byte) bool {
-				switch num {
-				case listMetaResourceVersion:
-					lm.ResourceVersion = string(v)
-				case listMetaContinue:
-					lm.Continue = string(v)
-				}
-				return true
-			})
+			inner = readListMeta(v, &lm)
 		case listItems:
 			inner = fn(v)
 		}
@@ -161,6 +153,19 @@ func Items(list []byte, fn func(item []byte) error) (ListMeta, error) {
 		err = inner
 	}
 	return lm, err
+}
+
+// readListMeta reads a list's ListMeta message v into lm.
+func readListMeta(v []byte, lm *ListMeta) error {
+	return fields(v, func(num protowire.Number, v []byte) bool {
+		switch num {
+		case listMetaResourceVersion:
+			lm.ResourceVersion = string(v)
+		case listMetaContinue:
+			lm.Continue = string(v)
+		}
+		return true
+	})
 }
 
 // eventType is a watch event's type; the known ones cost no allocation.

@@ -95,15 +95,7 @@ func (s *fieldStream) list(size int, lm *ListMeta, fn func(item []byte) error) e
 			if err != nil {
 				return err
 			}
-			return fields(v, func(num protowire.Number, v []byte) bool {
-				switch num {
-				case listMetaResourceVersion:
-					lm.ResourceVersion = string(v)
-				case listMetaContinue:
-					lm.Continue = string(v)
-				}
-				return true
-			})
+			return readListMeta(v, lm)
 		case listItems:
 			v, err := s.bytes(size)
 			if err != nil {
