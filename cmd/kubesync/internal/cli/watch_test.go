@@ -84,7 +84,10 @@ var _ = Describe("kubesync watch", func() {
 		Expect(statusOf(recs)[0]).To(Equal("WaitForDatastore"))
 
 		By("going on with the other types, with one line on stderr per failing type")
-		Expect(strings.Count(r.err.String(), "\n")).To(Equal(2), r.err.String())
+		// The lines held back until InSync are released by the command's own
+		// goroutine after the status line it printed.
+		Eventually(func() int { return strings.Count(r.err.String(), "\n") }).Should(Equal(2), r.err.String)
+		Consistently(func() int { return strings.Count(r.err.String(), "\n") }).WithTimeout(200 * time.Millisecond).Should(Equal(2))
 		Expect(r.err.String()).To(ContainSubstring(
 			"kubesync: not allowed to watch networkpolicies.networking.k8s.io (403), retrying: "))
 		Expect(r.err.String()).To(ContainSubstring(
