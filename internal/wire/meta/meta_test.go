@@ -58,12 +58,7 @@ func TestItems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	lm, err := meta.Items(msg, func(item []byte) error {
-		m, err := meta.ObjectMeta(item)
-		names = append(names, m.Name+"@"+m.ResourceVersion)
-		return err
-	})
+	lm, names, err := itemsOf(msg)
 	if err != nil || lm != (meta.ListMeta{ResourceVersion: "9", Continue: "next"}) || len(names) != 2 || names[0] != "a@1" || names[1] != "b@2" {
 		t.Fatalf("Items = %+v, %v, %v", lm, names, err)
 	}
@@ -71,6 +66,18 @@ func TestItems(t *testing.T) {
 	if _, err := meta.Items(msg, func([]byte) error { return stop }); !errors.Is(err, stop) {
 		t.Errorf("Items did not return the callback's error: %v", err)
 	}
+}
+
+// itemsOf reads a list with Items: its ListMeta and each item's
+// name@revision.
+func itemsOf(msg []byte) (meta.ListMeta, []string, error) {
+	var names []string
+	lm, err := meta.Items(msg, func(item []byte) error {
+		m, err := meta.ObjectMeta(item)
+		names = append(names, m.Name+"@"+m.ResourceVersion)
+		return err
+	})
+	return lm, names, err
 }
 
 func TestWatchEventBookmark(t *testing.T) {

@@ -65,7 +65,7 @@ func ReadItems(b *Body, fn func(item []byte) error) (ListMeta, int, error) {
 		return ListMeta{}, 0, ErrNotProtobuf
 	}
 	s := &fieldStream{r: b.Reader, src: b.src}
-	s.discard(len(magic))
+	_ = s.skip(len(magic)) // peeked already
 	var lm ListMeta
 	err := s.fields(-1, func(num protowire.Number, size int) error {
 		switch num {
@@ -229,6 +229,3 @@ func (s *fieldStream) skip(size int) error {
 	}
 	return nil
 }
-
-// discard skips n bytes already peeked.
-func (s *fieldStream) discard(n int) { _ = s.skip(n) }

@@ -46,12 +46,7 @@ func TestReadItemsReadsWhatItemsReads(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var want []string
-		wantLM, err := meta.Items(msg, func(item []byte) error {
-			m, err := meta.ObjectMeta(item)
-			want = append(want, m.Name+"@"+m.ResourceVersion)
-			return err
-		})
+		wantLM, want, err := itemsOf(msg)
 		if err != nil {
 			t.Fatal(err)
 		}
