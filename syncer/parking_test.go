@@ -31,23 +31,35 @@ func newParkingClock() *parkingClock {
 // NewTimer is how the syncer sleeps; the timer is tracked until it is stopped.
 func (c *parkingClock) NewTimer(d time.Duration) clock.Timer {
 	t := &trackedTimer{c: c, in: c.sleeps}
-	t.Timer = c.FakeClock.NewTimer(d)
-	c.track(t, d)
+	c.track(t, d, func() { t.Timer = c.FakeClock.NewTimer(d) })
 	return t
 }
 
 // AfterFunc is how the syncer sets a deadline; it is tracked until stopped.
 func (c *parkingClock) AfterFunc(d time.Duration, f func()) clock.Timer {
 	t := &trackedTimer{c: c, in: c.deadlines}
-	t.Timer = c.FakeClock.AfterFunc(d, f)
-	c.track(t, d)
+	c.track(t, d, func() { t.Timer = c.FakeClock.AfterFunc(d, f) })
 	return t
 }
 
-func (c *parkingClock) track(t *trackedTimer, d time.Duration) {
+// track sets a timer (set) and records when it is due, with no step between the
+// two: a due time read before a step the timer was set after would say it is
+// due a step earlier than it fires, and a spec would wait for a wake-up that
+// never comes.
+func (c *parkingClock) track(t *trackedTimer, d time.Duration, set func()) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	set()
 	t.in[t] = c.Now().Add(d)
-	c.mu.Unlock()
+}
+
+// Step advances fake time, never between a timer's setting and its tracking.
+// The callbacks of the deadlines it passes run under c.mu: they must not set
+// or stop a timer (the syncer's only cancel a context or fill a buffered channel).
+func (c *parkingClock) Step(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.FakeClock.Step(d)
 }
 
 // pending reports whether one of timers is set, not stopped, and due after now
@@ -101,8 +113,9 @@ func (t *trackedTimer) Stop() bool {
 }
 
 func (t *trackedTimer) Reset(d time.Duration) bool {
-	t.c.track(t, d)
-	return t.Timer.Reset(d)
+	var active bool
+	t.c.track(t, d, func() { active = t.Timer.Reset(d) })
+	return active
 }
 
 // parkTimeout is the real time the syncer may take to reach its next wait: far
