@@ -41,6 +41,7 @@ var gridRows = []gridRow{
 	{"(a) CPU to InSync", []string{KubesyncNoStore}, MetricSyncCPU},
 	{"(b) CPU to InSync (Store, lazy)", []string{KubesyncStore}, MetricSyncCPU},
 	{"(a) / (b) CPU of a relist with 1% changed", []string{KubesyncNoStore, KubesyncStore}, MetricRelistCPU},
+	{"(a) / (b) apiserver CPU of that relist", []string{KubesyncNoStore, KubesyncStore}, MetricServerRelistCPU},
 	{"(b) heap after GC", []string{KubesyncStore}, MetricHeap},
 	{"(b) peak RSS, absolute", []string{KubesyncStore}, MetricPeakRSS},
 	{"(a) sync cost (peak − baseline)", []string{KubesyncNoStore}, MetricSyncCost},

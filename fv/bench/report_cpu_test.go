@@ -19,14 +19,19 @@ func cpuResult(wl, kind string, syncCPU, relistCPU float64) RunResult {
 	return r
 }
 
+func withServerRelistCPU(r RunResult, cpu float64) RunResult {
+	r.APIServerRelistCPU = cpu
+	return r
+}
+
 func TestCPUTargetsAndCharts(t *testing.T) {
 	rep := &Report{
 		Options:   Options{Runs: 1, Contenders: []string{KubesyncNoStore, KubesyncStore, Informer, PagedList, Baseline}},
 		Workloads: []WorkloadInfo{{Name: "pods", Kind: "Pod", Created: 1000, Changed: 10}},
 		Results: []RunResult{
-			cpuResult("pods", KubesyncNoStore, 1, 0.1),
-			cpuResult("pods", KubesyncStore, 3, 0.2),
-			cpuResult("pods", Informer, 4, 2),
+			withServerRelistCPU(cpuResult("pods", KubesyncNoStore, 1, 0.1), 1.5),
+			withServerRelistCPU(cpuResult("pods", KubesyncStore, 3, 0.2), 0.5),
+			withServerRelistCPU(cpuResult("pods", Informer, 4, 2), 1),
 			cpuResult("pods", PagedList, 0.8, 0.8),
 			cpuResult("pods", Baseline, 0, 0),
 		},
@@ -48,6 +53,12 @@ func TestCPUTargetsAndCharts(t *testing.T) {
 	if v := got[KubesyncStore+"/"+string(MetricRelistCPU)]; !v.Met || v.Ratio != 0.1 {
 		t.Errorf("(b) relist CPU verdict = %+v, want met at 0.1", v)
 	}
+	if v := got[KubesyncNoStore+"/"+string(MetricServerRelistCPU)]; v.Met || v.Ratio != 1.5 {
+		t.Errorf("(a) apiserver relist CPU verdict = %+v, want missed at 1.5", v)
+	}
+	if v := got[KubesyncStore+"/"+string(MetricServerRelistCPU)]; !v.Met || v.Ratio != 0.5 {
+		t.Errorf("(b) apiserver relist CPU verdict = %+v, want met at 0.5", v)
+	}
 	dir := t.TempDir()
 	if err := rep.WriteCharts(dir); err != nil {
 		t.Fatal(err)
@@ -61,6 +72,7 @@ func TestCPUTargetsAndCharts(t *testing.T) {
 		"| (a) CPU to InSync | 0.25× ≤ 0.40× (met); floor (e) 0.20× |",
 		"| (b) CPU to InSync (Store, lazy) | 0.75× ≤ 0.50× (**not met**); floor (e) 0.20× |",
 		"![pods: RSS and CPU over time](BENCHMARKS-pods.svg)",
+		"| (a) / (b) apiserver CPU of that relist | 1.50× ≤ 1.00× (**not met**) / 0.50× ≤ 1.00× (met) |",
 		"| 1.00 s (0.25×) | 1000.0 µs | 0.10 s (0.05×) | 10.00 ms |",
 	} {
 		if !strings.Contains(md, want) {
