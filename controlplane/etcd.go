@@ -19,7 +19,9 @@ const markerKey = "/kubesync-harness/compaction-marker"
 // revision, so that every resource version older than the latest one the
 // apiserver has handed out is gone: with WithWatchCache(false), a watch that
 // starts from such a resource version gets 410 Expired, while a watch from the
-// latest one (it has missed nothing) still starts. Watches already open are not
+// revision returned (it has missed nothing) still starts. A watch from the
+// latest resource version handed out may not: the apiserver's own writes (its
+// leases) may come between it and the compaction. Watches already open are not
 // affected.
 func (cp *ControlPlane) Compact(ctx context.Context) (int64, error) {
 	cli, err := clientv3.New(clientv3.Config{

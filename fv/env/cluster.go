@@ -3,14 +3,17 @@ package env
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kubesync/kubesync/controlplane"
+	"github.com/kubesync/kubesync/crds"
 	"github.com/kubesync/kubesync/fv/orchestrate"
 	"github.com/kubesync/kubesync/internal/samples"
 	"github.com/kubesync/kubesync/resources"
@@ -26,9 +29,27 @@ type Cluster struct{ *orchestrate.Cluster }
 // StartCluster starts a control plane with the bundled CRDs, stopped when the
 // calling container ends.
 func StartCluster(opts ...controlplane.Option) *Cluster {
+	return startCluster(orchestrate.Config{Options: opts})
+}
+
+// StartClusterWithout is StartCluster with every bundled CRD but those of
+// missing: a type whose CRD was never installed, with no deletion to wait for.
+func StartClusterWithout(missing ...resources.Type) *Cluster {
+	all, err := crds.All()
+	Expect(err).NotTo(HaveOccurred())
+	kept := slices.DeleteFunc(all, func(crd *apiextensionsv1.CustomResourceDefinition) bool {
+		return slices.ContainsFunc(missing, func(t resources.Type) bool {
+			return t.GVR.Group == crd.Spec.Group && t.GVR.Resource == crd.Spec.Names.Plural
+		})
+	})
+	Expect(kept).To(HaveLen(len(all)-len(missing)), "every missing type has a bundled CRD")
+	return startCluster(orchestrate.Config{CRDs: kept})
+}
+
+func startCluster(cfg orchestrate.Config) *Cluster {
 	ctx, cancel := context.WithTimeout(context.Background(), StartTimeout)
 	defer cancel()
-	cl, err := orchestrate.Start(ctx, orchestrate.Config{Options: opts})
+	cl, err := orchestrate.Start(ctx, cfg)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(cl.Stop)
 	return &Cluster{cl}

@@ -75,8 +75,10 @@ var _ = Describe("ControlPlane", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fmt.Sprint(rev)).NotTo(Equal(latest.ResourceVersion))
 
-		// A watch from the latest resource version has missed nothing: it starts.
-		upToDate, err := cs.CoreV1().ConfigMaps(ns).Watch(shortCtx(ctx), metav1.ListOptions{ResourceVersion: latest.ResourceVersion})
+		// A watch from the compaction's revision has missed nothing: it starts.
+		// (Not from latest's: another write may come between it and the
+		// compaction, whose revision then passes latest's.)
+		upToDate, err := cs.CoreV1().ConfigMaps(ns).Watch(shortCtx(ctx), metav1.ListOptions{ResourceVersion: fmt.Sprint(rev)})
 		Expect(err).NotTo(HaveOccurred())
 		Consistently(upToDate.ResultChan()).WithTimeout(300 * time.Millisecond).ShouldNot(Receive())
 		upToDate.Stop()

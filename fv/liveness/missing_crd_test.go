@@ -22,10 +22,9 @@ var _ = Describe("CRD missing from the start", env.Compat, func() {
 	const window = 60 * time.Second
 
 	It("syncs the other types, retries the missing one within its backoff bound, and syncs it when it appears", func(ctx SpecContext) {
-		c := env.StartCluster()
+		c := env.StartClusterWithout(missing)
 		crd, err := crds.For(missing)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(c.DeleteCRD(ctx, crd.Name)).To(Succeed())
 		c.Namespace(ctx, "miss")
 		for _, t := range present[1:] {
 			c.Create(ctx, t, "miss", env.Seq("obj", 20)...)
