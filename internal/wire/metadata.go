@@ -24,7 +24,11 @@ const MetadataAccept = runtime.ContentTypeProtobuf + ";as=PartialObjectMetadataL
 // page's revision and continue token.
 type MetaPage struct {
 	Items []meta.Meta
-	Meta  ListMeta
+	// IDs are the items' ids ("namespace/name"), as reading them made them
+	// (meta.Identify): no item's id is built twice. A page without them (a
+	// fake's) has them built from Items.
+	IDs  []string
+	Meta ListMeta
 	// Bytes is the size of the page's body, as received once un-gzipped.
 	Bytes int
 }
@@ -43,26 +47,31 @@ func (c *rawClient) ListMetadata(ctx context.Context, opts metav1.ListOptions) (
 	defer body.Close()
 	// A page holds at most Limit items: made once, the slice leaves no garbage
 	// of its growth behind (a metadata page may be thousands of items).
-	p := MetaPage{Items: make([]meta.Meta, 0, min(opts.Limit, maxItemsAhead))}
-	add := func(read func([]byte) (meta.Meta, error)) func([]byte) error {
+	ahead := min(opts.Limit, maxItemsAhead)
+	p := MetaPage{Items: make([]meta.Meta, 0, ahead), IDs: make([]string, 0, ahead)}
+	add := func(read func([]byte) (meta.Meta, string, error)) func([]byte) error {
 		return func(item []byte) error {
-			m, err := read(item)
-			if err == nil {
-				p.Items = append(p.Items, m)
+			m, id, err := read(item)
+			if err != nil {
+				return err
 			}
-			return err
+			if id == "" { // CBOR: the scanner reads JSON only
+				id = objectID(m.Namespace, m.Name)
+			}
+			p.Items, p.IDs = append(p.Items, m), append(p.IDs, id)
+			return nil
 		}
 	}
 	r := meta.NewBody(body, metaReadBuffer)
 	if r.IsProtobuf() {
-		p.Meta, p.Bytes, err = meta.ReadItems(r, add(meta.ObjectMeta))
+		p.Meta, p.Bytes, err = meta.ReadItems(r, add(meta.Identify))
 	} else {
 		var all []byte
 		if all, err = io.ReadAll(r); err != nil {
 			err = &meta.ReadError{Err: err}
 		} else {
 			p.Bytes = len(all)
-			p.Meta, err = meta.DocItems(all, add(meta.DocMeta))
+			p.Meta, err = meta.DocItems(all, add(meta.DocIdentify))
 		}
 	}
 	var cut *meta.ReadError
@@ -107,19 +116,25 @@ func NewMetaPages(src MetaSource, opts metav1.ListOptions) *MetaPages {
 func (p *MetaPages) Done() bool { return p.done }
 
 // Next reads the next page under ctx (a deadline of the page's own, as each
-// request may have) and returns its items' metadata. A page that fails may be
-// read again by another call.
-func (p *MetaPages) Next(ctx context.Context) ([]meta.Meta, error) {
+// request may have) and returns its items' metadata and ids. A page that
+// fails may be read again by another call.
+func (p *MetaPages) Next(ctx context.Context) ([]meta.Meta, []string, error) {
 	page, err := p.src.ListMetadata(ctx, p.opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if len(page.IDs) != len(page.Items) {
+		page.IDs = make([]string, len(page.Items))
+		for i, m := range page.Items {
+			page.IDs[i] = objectID(m.Namespace, m.Name)
+		}
 	}
 	p.Pages++
 	p.Objects += len(page.Items)
 	p.Bytes += page.Bytes
 	p.opts.Continue, p.ResourceVersion = page.Meta.Continue, page.Meta.ResourceVersion
 	p.done = page.Meta.Continue == ""
-	return page.Items, nil
+	return page.Items, page.IDs, nil
 }
 
 // GetRaw reads one object (namespace "" for a cluster-scoped one) at

@@ -81,15 +81,17 @@ var _ = Describe("metadata lists and single objects", func() {
 
 		It("reads a metadata list to its end with MetaPages, counting its pages, objects and bytes, "+t.Name, func(ctx SpecContext) {
 			pages := wire.NewMetaPages(wire.ListerWatcher(t, clients).(wire.MetaSource), metav1.ListOptions{Limit: 2})
-			var names []string
+			var names, ids []string
 			for !pages.Done() {
-				items, err := pages.Next(ctx)
+				items, itemIDs, err := pages.Next(ctx)
 				Expect(err).NotTo(HaveOccurred())
 				for _, m := range items {
 					names = append(names, m.Name)
 				}
+				ids = append(ids, itemIDs...)
 			}
 			Expect(names).To(Equal([]string{"o0", "o1", "o2"}))
+			Expect(ids).To(Equal([]string{"ns/o0", "ns/o1", "ns/o2"}), "each item's id, as its metadata was read")
 			Expect(pages.Pages).To(Equal(2))
 			Expect(pages.Objects).To(Equal(3))
 			Expect(pages.Bytes).To(BeNumerically(">", 0))

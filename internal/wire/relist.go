@@ -25,6 +25,7 @@ type MetaRelist struct {
 	pages   *MetaPages
 	changed []meta.Meta
 	known   []meta.Meta // the page's objects the Holder knows, not yet taken
+	knownID []string    // their ids
 }
 
 // MetaRelist starts a metadata-first relist of s with opts (whose Limit is the
@@ -68,19 +69,19 @@ func (l *MetaRelist) Changed() int { return len(l.changed) }
 // the objects the Holder knows at their revision for Unchanged, and the
 // others for Fetch.
 func (l *MetaRelist) Next(ctx context.Context) error {
-	items, err := l.pages.Next(ctx)
+	items, ids, err := l.pages.Next(ctx)
 	if err != nil {
 		return err
 	}
-	known := items[:0]
-	for _, m := range items {
-		if l.src.holder == nil || !l.src.holder.Known(objectID(m.Namespace, m.Name), m.ResourceVersion, types.UID(m.UID)) {
+	known, knownID := items[:0], ids[:0]
+	for i, m := range items {
+		if l.src.holder == nil || !l.src.holder.Known(ids[i], m.ResourceVersion, types.UID(m.UID)) {
 			l.changed = append(l.changed, m)
 			continue
 		}
-		known = append(known, m)
+		known, knownID = append(known, m), append(knownID, ids[i])
 	}
-	l.known = known
+	l.known, l.knownID = known, knownID
 	return nil
 }
 
@@ -91,11 +92,11 @@ func (l *MetaRelist) Known() int { return len(l.known) }
 // caller that hands a page on in parts makes each part's values as it goes,
 // so that a page of thousands never has them all at once.
 func (l *MetaRelist) Unchanged(n int) []Value {
-	part := l.known[:min(n, len(l.known))]
-	l.known = l.known[len(part):]
+	part, ids := l.known[:min(n, len(l.known))], l.knownID
+	l.known, l.knownID = l.known[len(part):], l.knownID[len(part):]
 	vals := make([]Value, len(part))
 	for i, m := range part {
-		vals[i] = l.src.Unchanged(objectID(m.Namespace, m.Name), m.ResourceVersion, types.UID(m.UID))
+		vals[i] = l.src.Unchanged(ids[i], m.ResourceVersion, types.UID(m.UID))
 	}
 	return vals
 }
