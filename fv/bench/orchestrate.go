@@ -228,6 +228,7 @@ func runOne(ctx context.Context, o Options, b bed, wl *workload, changed []strin
 		args = append(args, "-profile", filepath.Join(o.ProfileDir, fmt.Sprintf("%s-%s-%d", wl.name, kind, run)))
 	}
 	apiserver, _ := orchestrate.FindChild("kube-apiserver") // not found: no CPU figure
+	quiesce(ctx, b.cl.Kube, apiserver)
 	cpu0 := apiserverCPU(apiserver)
 	p, err := startContender(o.Exe, args, filepath.Join(o.LogDir, fmt.Sprintf("%s-%s-%d.log", wl.name, kind, run)))
 	if err != nil {
@@ -249,6 +250,7 @@ func runOne(ctx context.Context, o Options, b bed, wl *workload, changed []strin
 			path := filepath.Join(o.ProfileDir, fmt.Sprintf("%s-%s-%d-apiserver-relist.pprof", wl.name, kind, run))
 			waitProfile = apiserverProfile(ctx, b.cl.Kube, path)
 		}
+		quiesce(ctx, b.cl.Kube, apiserver)
 		cpu1 := apiserverCPU(apiserver)
 		relist, err := triggerRelist(ctx, p, b, wl, changed, token)
 		if err != nil {
