@@ -11,10 +11,10 @@ import (
 
 // quiesce collects the apiserver's garbage and waits for it to be quiet
 // (settle) before a window whose apiserver CPU is measured: the sync of a
-// contender, and its relist. The apiserver's heap holds every workload (over
-// a GiB), so one collection costs it a second or more of CPU; left to chance,
-// it falls in whichever window the allocations before it happen to end in,
-// and bills that contender for the one before. Collected first, a window pays
+// contender, and its relist. The apiserver's heap holds every workload, so a
+// collection of it is costly; left to chance, it falls in whichever window the
+// allocations before it happen to end in, and bills that contender for the
+// one before. Collected first, a window pays
 // for the collections its own requests cause. The collection is the heap
 // profile's (/debug/pprof/heap?gc=1, which runs one before it answers); a
 // server that does not serve it is only waited for.
