@@ -35,7 +35,7 @@ func (r *Report) methodMarkdown(b *strings.Builder) {
 	p(" sync's CPU by the objects held; relist CPU per changed divides the relist's by the changed objects it saw. The")
 	p(" apiserver's CPU is read from /proc/PID/stat over the same windows (in 10 ms ticks). Before each window (a sync, a")
 	p(" relist) the apiserver collects its garbage (`/debug/pprof/heap?gc=1`) and is left to be quiet (at most 0.1 s of CPU in")
-	p(" a second, waited for up to 10 s): with every workload in its heap a collection costs it a second or more, which")
+	p(" a second, waited for up to 10 s): with every workload in its heap a collection is costly, and it")
 	p(" would otherwise fall in whichever window came next. Bytes read is the contender's")
 	p(" rchar (/proc/self/io) over the sync: the bytes off the wire, gzip-compressed unless the contender turned it off.\n")
 	p("- Every contender reaches the apiserver through the fault proxy of package controlplane (plain HTTP/1.1 on loopback, one")
