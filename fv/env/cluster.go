@@ -37,13 +37,12 @@ func StartCluster(opts ...controlplane.Option) *Cluster {
 func StartClusterWithout(missing ...resources.Type) *Cluster {
 	all, err := crds.All()
 	Expect(err).NotTo(HaveOccurred())
-	kept := slices.DeleteFunc(all, func(crd *apiextensionsv1.CustomResourceDefinition) bool {
-		return slices.ContainsFunc(missing, func(t resources.Type) bool {
-			return t.GVR.Group == crd.Spec.Group && t.GVR.Resource == crd.Spec.Names.Plural
-		})
-	})
-	Expect(kept).To(HaveLen(len(all)-len(missing)), "every missing type has a bundled CRD")
-	return startCluster(orchestrate.Config{CRDs: kept})
+	for _, t := range missing {
+		crd, err := crds.For(t)
+		Expect(err).NotTo(HaveOccurred(), "every missing type has a bundled CRD")
+		all = slices.DeleteFunc(all, func(c *apiextensionsv1.CustomResourceDefinition) bool { return c.Name == crd.Name })
+	}
+	return startCluster(orchestrate.Config{CRDs: all})
 }
 
 func startCluster(cfg orchestrate.Config) *Cluster {

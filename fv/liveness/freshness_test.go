@@ -99,14 +99,7 @@ var _ = Describe("Freshness against a real apiserver", Ordered, func() {
 		// A re-opened watch confirms its type with its first event or bookmark,
 		// which may come just after the status is back.
 		for _, t := range types {
-			age := func() time.Duration {
-				for _, st := range s.Statuses() {
-					if st.Name == t.Name {
-						return st.Age
-					}
-				}
-				return -1
-			}
+			age := func() time.Duration { return typeStatus(s, t.Name).Age }
 			Eventually(age).WithTimeout(live).Should(And(BeNumerically(">=", 0), BeNumerically("<", live)), "%s confirmed again", t.Name)
 		}
 		env.Consistent(ctx, c.Config(), m, types)

@@ -25,8 +25,9 @@ const MetadataAccept = runtime.ContentTypeProtobuf + ";as=PartialObjectMetadataL
 type MetaPage struct {
 	Items []meta.Meta
 	// IDs are the items' ids ("namespace/name"), as reading them made them
-	// (meta.Identify): no item's id is built twice. A page without them (a
-	// fake's) has them built from Items.
+	// (meta.Identify): no item's id is built twice. An id left empty (an item
+	// the JSON scanner could not read, a CBOR page), or a page without them (a
+	// fake's), has it built from its item by MetaPages.Next.
 	IDs  []string
 	Meta ListMeta
 	// Bytes is the size of the page's body, as received once un-gzipped.
@@ -52,14 +53,10 @@ func (c *rawClient) ListMetadata(ctx context.Context, opts metav1.ListOptions) (
 	add := func(read func([]byte) (meta.Meta, string, error)) func([]byte) error {
 		return func(item []byte) error {
 			m, id, err := read(item)
-			if err != nil {
-				return err
+			if err == nil {
+				p.Items, p.IDs = append(p.Items, m), append(p.IDs, id)
 			}
-			if id == "" { // CBOR: the scanner reads JSON only
-				id = objectID(m.Namespace, m.Name)
-			}
-			p.Items, p.IDs = append(p.Items, m), append(p.IDs, id)
-			return nil
+			return err
 		}
 	}
 	r := meta.NewBody(body, metaReadBuffer)
@@ -125,8 +122,10 @@ func (p *MetaPages) Next(ctx context.Context) ([]meta.Meta, []string, error) {
 	}
 	if len(page.IDs) != len(page.Items) {
 		page.IDs = make([]string, len(page.Items))
-		for i, m := range page.Items {
-			page.IDs[i] = objectID(m.Namespace, m.Name)
+	}
+	for i, id := range page.IDs {
+		if id == "" {
+			page.IDs[i] = objectID(page.Items[i].Namespace, page.Items[i].Name)
 		}
 	}
 	p.Pages++

@@ -34,15 +34,7 @@ func IsProtobuf(data []byte) bool { return bytes.HasPrefix(data, magic) }
 func Unwrap(data []byte) (runtime.TypeMeta, []byte, error) {
 	var tm runtime.TypeMeta
 	raw, err := open(data, func(v []byte) error {
-		return fields(v, func(num protowire.Number, v []byte) bool {
-			switch num {
-			case typeMetaAPIVersion:
-				tm.APIVersion = string(v)
-			case typeMetaKind:
-				tm.Kind = string(v)
-			}
-			return true
-		})
+		return stringFields(v, typeMetaAPIVersion, &tm.APIVersion, typeMetaKind, &tm.Kind)
 	})
 	return tm, raw, err
 }

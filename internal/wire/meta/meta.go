@@ -157,12 +157,17 @@ func Items(list []byte, fn func(item []byte) error) (ListMeta, error) {
 
 // readListMeta reads a list's ListMeta message v into lm.
 func readListMeta(v []byte, lm *ListMeta) error {
-	return fields(v, func(num protowire.Number, v []byte) bool {
+	return stringFields(v, listMetaResourceVersion, &lm.ResourceVersion, listMetaContinue, &lm.Continue)
+}
+
+// stringFields reads the string fields a and b of message msg into x and y.
+func stringFields(msg []byte, a protowire.Number, x *string, b protowire.Number, y *string) error {
+	return fields(msg, func(num protowire.Number, v []byte) bool {
 		switch num {
-		case listMetaResourceVersion:
-			lm.ResourceVersion = string(v)
-		case listMetaContinue:
-			lm.Continue = string(v)
+		case a:
+			*x = string(v)
+		case b:
+			*y = string(v)
 		}
 		return true
 	})
