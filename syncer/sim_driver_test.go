@@ -103,8 +103,11 @@ var simBackoff = wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Cap: 
 // simRun is one seed's run: the cluster, the checkpoint file, and the agent's
 // current process life.
 type simRun struct {
-	o        simOptions
-	rnd      *rand.Rand
+	o   simOptions
+	rnd *rand.Rand
+	// ticks draws the phase of the watch cache's bookmark timer, apart from rnd so
+	// that the other draws of a seed stay as they were.
+	ticks    *rand.Rand
 	clk      *testingclock.FakeClock
 	types    []resources.Type
 	res      []string
@@ -189,7 +192,7 @@ const (
 var errSimIdentity = errors.New("dial tcp: connection refused")
 
 func newSimRun(o simOptions) *simRun {
-	r := &simRun{o: o, rnd: rand.New(rand.NewPCG(o.seed, 0x5157)), clusters: map[string]*sim.Cluster{}}
+	r := &simRun{o: o, rnd: rand.New(rand.NewPCG(o.seed, 0x5157)), ticks: rand.New(rand.NewPCG(o.seed, 0x71c4)), clusters: map[string]*sim.Cluster{}}
 	r.types, r.res, r.required = simTypes()
 	for _, t := range r.types {
 		sel, err := sim.ParseSelector(t.LabelSelector, t.FieldSelector)

@@ -77,7 +77,7 @@ func (s *simLW) newStream(ctx context.Context, opts metav1.ListOptions, i int, i
 		st.cutAfter, st.cutErr = r.rnd.IntN(3), r.rnd.IntN(2) == 0
 	}
 	if life <= catchUpWatchTimeout*time.Second {
-		st.bookmarkAt = now.Add(life - 2*time.Second) // the watch cache's bookmark before a deadline
+		st.bookmarkAt = now.Add(st.preTimeoutBookmark(life))
 	} else {
 		st.bookmarkAt = now.Add(st.bookmarkEvery())
 	}
@@ -92,6 +92,13 @@ func (s *simLW) newStream(ctx context.Context, opts metav1.ListOptions, i int, i
 	}
 	st.g.st = st
 	return st
+}
+
+// preTimeoutBookmark is when the watch cache sends a short watch its bookmark:
+// due 2s before the deadline (at once, if that is past), sent on the first tick
+// of its bookmark timer from then, which ticks every 1 to 1.25s.
+func (st *simStream) preTimeoutBookmark(life time.Duration) time.Duration {
+	return max(0, life-2*time.Second) + time.Duration(st.s.r.ticks.IntN(1250))*time.Millisecond
 }
 
 func (st *simStream) bookmarkEvery() time.Duration {

@@ -70,8 +70,9 @@ type ContenderArgs struct {
 	Resource   string // rolebindings or configmaps
 	Kubeconfig string
 	// Profile, when set, is a path prefix: the contender writes a CPU profile of
-	// its initial sync to Profile+".cpu" and a heap profile once in sync (after a
-	// GC) to Profile+".heap". Profiling slows the sync: not for measured runs.
+	// its initial sync to Profile+".cpu", a heap profile once in sync (after a GC)
+	// to Profile+".heap", and a CPU profile of each relist, from its arm, to
+	// Profile+".relist.cpu". Profiling slows the sync: not for measured runs.
 	Profile string
 }
 
@@ -108,21 +109,50 @@ func runContender(ctx context.Context, a ContenderArgs, in io.Reader, w *lineWri
 	if err := w.write(msg); err != nil {
 		return err
 	}
-	return serveCommands(ctx, a.Kind, c, in, w)
+	return serveCommands(ctx, a, c, in, w)
+}
+
+// cpuProfile is a CPU profile under way; stop on nil does nothing, so that an
+// unprofiled run needs no test.
+type cpuProfile struct{ f *os.File }
+
+// startCPUProfile profiles to path, or not at all when path is "".
+func startCPUProfile(path string) (*cpuProfile, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return &cpuProfile{f: f}, nil
+}
+
+func (p *cpuProfile) stop() {
+	if p != nil {
+		pprof.StopCPUProfile()
+		_ = p.f.Close()
+	}
+}
+
+// withSuffix is prefix+suffix, or "" when prefix is "" (nothing profiled).
+func withSuffix(prefix, suffix string) string {
+	if prefix == "" {
+		return ""
+	}
+	return prefix + suffix
 }
 
 // initialSync runs the contender's initial sync, profiled if a asks, and returns
 // its "synced" message.
 func initialSync(ctx context.Context, a ContenderArgs, c contender) (Message, error) {
-	var cpuProfile *os.File
-	if a.Profile != "" {
-		var err error
-		if cpuProfile, err = os.Create(a.Profile + ".cpu"); err != nil {
-			return Message{}, err
-		}
-		if err := pprof.StartCPUProfile(cpuProfile); err != nil {
-			return Message{}, err
-		}
+	prof, err := startCPUProfile(withSuffix(a.Profile, ".cpu"))
+	if err != nil {
+		return Message{}, err
 	}
 	heap0 := liveHeap()
 	syncCtx, cancel := context.WithTimeout(ctx, syncTimeout)
@@ -133,10 +163,7 @@ func initialSync(ctx context.Context, a ContenderArgs, c contender) (Message, er
 	read := bytesRead() - read0
 	samples := smp.stop()
 	cancel()
-	if cpuProfile != nil {
-		pprof.StopCPUProfile()
-		_ = cpuProfile.Close()
-	}
+	prof.stop()
 	if err != nil {
 		return Message{}, fmt.Errorf("%s: initial sync: %w", a.Kind, err)
 	}
@@ -171,7 +198,8 @@ func nextCommand(ctx context.Context, cmds <-chan Command, errs <-chan error) (c
 }
 
 // serveCommands answers the orchestrator's commands until it says exit or goes.
-func serveCommands(ctx context.Context, kind string, c contender, in io.Reader, w *lineWriter) error {
+func serveCommands(ctx context.Context, a ContenderArgs, c contender, in io.Reader, w *lineWriter) error {
+	kind := a.Kind
 	errs := make(chan error, 1)
 	cmds := readLines[Command](in, errs)
 	var win relistWindow
@@ -190,7 +218,11 @@ func serveCommands(ctx context.Context, kind string, c contender, in io.Reader, 
 			if err := orchestrate.Self().ResetPeak(); err != nil {
 				return fmt.Errorf("resetting the peak RSS: %w", err)
 			}
-			win = relistWindow{cpu0: cpuSeconds(), smp: startSampler()}
+			prof, err := startCPUProfile(withSuffix(a.Profile, ".relist.cpu"))
+			if err != nil {
+				return err
+			}
+			win = relistWindow{cpu0: cpuSeconds(), smp: startSampler(), prof: prof}
 			c.arm(cmd.Token, cmd.Expected)
 			if err := w.write(Message{Type: "armed"}); err != nil {
 				return err
@@ -210,6 +242,7 @@ func serveCommands(ctx context.Context, kind string, c contender, in io.Reader, 
 type relistWindow struct {
 	cpu0 float64
 	smp  *sampler
+	prof *cpuProfile
 }
 
 // relisted waits for the contender's relist triggered at startedAt, and writes
@@ -223,6 +256,7 @@ func relisted(ctx context.Context, kind string, c contender, startedAt time.Time
 	cancel()
 	cpu := cpuSeconds() - win.cpu0
 	samples := win.smp.stop()
+	win.prof.stop()
 	if err != nil {
 		return fmt.Errorf("%s: relist: %w", kind, err)
 	}

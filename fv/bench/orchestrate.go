@@ -36,8 +36,9 @@ type Options struct {
 	// LogDir keeps the control plane's and the contenders' logs.
 	LogDir string
 	// ProfileDir, when set, makes every contender write CPU and heap profiles of
-	// its initial sync there (see ContenderArgs.Profile), and the kube-apiserver's
-	// CPU profile over each relist (apiprofile.go). It slows the syncs.
+	// its initial sync and a CPU profile of its relist there (see
+	// ContenderArgs.Profile), and the kube-apiserver's CPU profile over each relist
+	// (apiprofile.go). It slows the syncs.
 	ProfileDir string
 	// Command is the command line to print in the report.
 	Command string

@@ -84,7 +84,7 @@ func perWorkload(contender string, m Metric, limits ...float64) []Target {
 // judged, the client's and what its relist costs the apiserver; time to
 // InSync, mostly the apiserver's time on a shared machine, is reported.
 var Targets = slices.Concat(
-	perWorkload(KubesyncNoStore, MetricSyncCPU, 0.50, 0.50, 0.35, 0.40),
+	perWorkload(KubesyncNoStore, MetricSyncCPU, 0.40, 0.40, 0.35, 0.40),
 	perWorkload(KubesyncStore, MetricSyncCPU, 0.60, 0.60, 0.45, 0.50),
 	perWorkload(KubesyncNoStore, MetricRelistCPU, 0.15, 0.15, 0.15, 0.15),
 	perWorkload(KubesyncStore, MetricRelistCPU, 0.15, 0.15, 0.15, 0.15),
@@ -95,8 +95,8 @@ var Targets = slices.Concat(
 	perWorkload(KubesyncNoStore, MetricSyncCost, 0.20, 0.04, 0.10, 0.05),
 	perWorkload(KubesyncStore, MetricSyncCost, 0.45, 0.45, 0.35, 0),
 	perWorkload(KubesyncStore, MetricRelistCost, 0.35, 0.30, 0.30, 0),
-	perWorkload(KubesyncNoStore, MetricRelistTime, 0.60, 0.50, 0.50, 0.50),
-	perWorkload(KubesyncStore, MetricRelistTime, 0.60, 0.50, 0.50, 0.50),
+	perWorkload(KubesyncNoStore, MetricRelistTime, 0.50, 0.50, 0.50, 0.50),
+	perWorkload(KubesyncStore, MetricRelistTime, 0.50, 0.50, 0.50, 0.50),
 	perWorkload(KubesyncNoStore, MetricSyncTime, 0, 0, 0, 0),
 	perWorkload(KubesyncStore, MetricSyncTime, 0, 0, 0, 0),
 	footprintTargets,

@@ -42,7 +42,7 @@ func orchestrate(args []string) int {
 	contenders := fs.String("contenders", strings.Join(bench.Contenders, ","),
 		"contenders to run, in order (experimental ones, not run by default: "+strings.Join(bench.Experiments, ", ")+")")
 	fs.StringVar(&o.LogDir, "logdir", "", "folder for the control plane's and contenders' logs (default: a new temporary folder)")
-	fs.StringVar(&o.ProfileDir, "profile", "", "write CPU and heap profiles of every initial sync, and the apiserver's CPU profile of every relist, to this folder (slows the syncs; for analysis, not for the report)")
+	fs.StringVar(&o.ProfileDir, "profile", "", "write CPU and heap profiles of every initial sync, CPU profiles of every relist (the contender's and the apiserver's), to this folder (slows the syncs; for analysis, not for the report)")
 	fs.BoolVar(&o.Fanout, "fanout", true, "also measure fan-out: one syncer and a snapshot.Broker with 1, 10 and 100 subscribers, against 100 syncers")
 	_ = fs.Parse(args)
 	if *contenders != "" {
