@@ -92,6 +92,9 @@ func TestLedgerTableActsAsAMap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 100_000 {
 		id := fmt.Sprintf("ns-%d/obj-%d", rng.IntN(7), rng.IntN(20_000))
+		if rng.IntN(8) == 0 { // cluster-scoped: no namespace
+			id = fmt.Sprintf("node-%d", rng.IntN(2_000))
+		}
 		if rng.IntN(3) == 0 {
 			tab.delete(id)
 			delete(want, id)
@@ -117,6 +120,45 @@ func TestLedgerTableActsAsAMap(t *testing.T) {
 	})
 	if seen != len(want) {
 		t.Errorf("each gave %d records, want %d", seen, len(want))
+	}
+	checkIndex(t, tab)
+}
+
+// A namespace's name is kept once, while an id is in it: ids of every shape come
+// back as they went in, and namespaces that come and go leave no names behind.
+func TestLedgerTableKeepsEachNamespaceWhileItHoldsIDs(t *testing.T) {
+	tab := newTable()
+	ids := []string{"node-1", "ns-a/pod", "ns-b/pod", "/leading", "trailing/", "ns-a/other"}
+	for _, id := range ids {
+		tab.insert(id)
+	}
+	got := map[string]bool{}
+	tab.each(func(r *record) { got[tab.id(r)] = true })
+	for _, id := range ids {
+		if !got[id] {
+			t.Errorf("each did not give %q back; gave %v", id, got)
+		}
+	}
+	if n := len(tab.spaces.byName); n != 4 { // ns-a, ns-b, "" and trailing
+		t.Errorf("%d namespaces numbered, want 4", n)
+	}
+	for round := range 1000 { // namespaces of one object each, coming and going
+		id := fmt.Sprintf("gone-%d/obj", round)
+		tab.insert(id)
+		tab.delete(id)
+	}
+	tab.delete("ns-a/pod")
+	if _, ok := tab.get("ns-a/other"); !ok {
+		t.Error("ns-a/other lost with ns-a/pod")
+	}
+	if len(tab.spaces.byName) != 4 || len(tab.spaces.names) > 5 {
+		t.Errorf("after namespaces came and went: %d numbered, %d names kept", len(tab.spaces.byName), len(tab.spaces.names))
+	}
+	for _, id := range ids {
+		tab.delete(id)
+	}
+	if len(tab.spaces.byName) != 0 || tab.n != 0 {
+		t.Errorf("an empty table keeps %d namespaces and %d records", len(tab.spaces.byName), tab.n)
 	}
 	checkIndex(t, tab)
 }

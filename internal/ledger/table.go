@@ -1,16 +1,19 @@
 package ledger
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"hash/maphash"
+	"strings"
 )
 
 // table maps object ids to records, sized for a ledger of every object in a
 // cluster. A Go map of string to a record with a UID costs about 80 bytes a key
-// at 100k; this one about 55: records sit in fixed chunks (no growth slack), ids
-// in one byte arena (no string headers, no size-class rounding), and the hash
-// index is a slice of record numbers, probed linearly and deleted from by
-// backward shift, so it holds no tombstones.
+// at 100k; this one about 50: records sit in fixed chunks (no growth slack), ids
+// in one byte arena (no string headers, no size-class rounding), each as its
+// namespace's number and its name (spaces), and the hash index is a slice of
+// record numbers, probed linearly and deleted from by backward shift, so it holds
+// no tombstones.
 type table struct {
 	seed    maphash.Seed
 	index   []uint32 // record number + 1; 0 is an empty slot. A power of two long.
@@ -18,8 +21,50 @@ type table struct {
 	free    uint32 // first free record + 1 (a free record's pos is the next); 0: none
 	used    uint32 // records handed out, free ones included
 	n       int    // live records
-	arena   []byte // ids of live records, and garbage from removed ones
+	arena   []byte // keys of live records (see key), and garbage from removed ones
 	garbage int
+	spaces  spaces
+}
+
+// key is an id as the table holds it: its namespace's number (0: an id without
+// one, a cluster-scoped object's) and its name. The arena holds it as the number,
+// a uvarint, then the name.
+type key struct {
+	ns   uint32
+	name string
+}
+
+// encodedLen is how many arena bytes k takes.
+func (k key) encodedLen() int {
+	var b [binary.MaxVarintLen32]byte
+	return binary.PutUvarint(b[:], uint64(k.ns)) + len(k.name)
+}
+
+// maxKeyLen is the most arena bytes a record's uint16 length can name.
+const maxKeyLen = 1<<16 - 1
+
+// hashOf mixes the namespace's number into the name's hash, so that one name in
+// many namespaces spreads over the index.
+func (t *table) hashOf(ns uint32, name uint64) uint64 { return name ^ uint64(ns)*0x9e3779b97f4a7c15 }
+
+func (t *table) hash(k key) uint64 { return t.hashOf(k.ns, maphash.String(t.seed, k.name)) }
+
+// storedHash is the hash of a record's key as the arena holds it.
+func (t *table) storedHash(r *record) uint64 {
+	b := t.idBytes(r)
+	ns, n := binary.Uvarint(b)
+	return t.hashOf(uint32(ns), maphash.Bytes(t.seed, b[n:]))
+}
+
+// keyOf returns id's key; ok is false when no id of its namespace is held (and
+// so not id).
+func (t *table) keyOf(id string) (k key, ok bool) {
+	ns, name, namespaced := strings.Cut(id, "/")
+	if !namespaced {
+		return key{name: id}, true
+	}
+	k = key{ns: t.spaces.lookup(ns), name: name}
+	return k, k.ns != 0
 }
 
 // record is one object: its packed entry, its UID and where its id is.
@@ -43,50 +88,72 @@ func newTable() *table { return &table{seed: maphash.MakeSeed(), index: make([]u
 
 func (t *table) rec(i uint32) *record { return &t.chunks[i>>chunkBits][i&(chunkLen-1)] }
 
+// idBytes is r's key as the arena holds it.
 func (t *table) idBytes(r *record) []byte { return t.arena[r.pos : r.pos+uint32(r.len)] }
 
 // id returns the id of r as a string of its own, so that nothing kept by a
 // consumer pins the arena.
-func (t *table) id(r *record) string { return string(t.idBytes(r)) }
+func (t *table) id(r *record) string {
+	b := t.idBytes(r)
+	ns, n := binary.Uvarint(b)
+	if ns == 0 {
+		return string(b[n:])
+	}
+	return t.spaces.name(uint32(ns)) + "/" + string(b[n:])
+}
 
-// find returns the record of id and its index slot, or nil and the empty slot
-// where id would go.
-func (t *table) find(id string) (*record, int) {
-	h := maphash.String(t.seed, id)
+// find returns the record of k and its index slot, or nil and the empty slot
+// where k would go.
+func (t *table) find(k key) (*record, int) {
+	h := t.hash(k)
+	var pre [binary.MaxVarintLen32]byte
+	np := binary.PutUvarint(pre[:], uint64(k.ns))
 	mask, tag := len(t.index)-1, uint8(h>>56)
 	for i := int(h) & mask; ; i = (i + 1) & mask {
 		n := t.index[i]
 		if n == 0 {
 			return nil, i
 		}
-		if r := t.rec(n - 1); r.tag == tag && string(t.idBytes(r)) == id {
-			return r, i
+		if r := t.rec(n - 1); r.tag == tag && int(r.len) == np+len(k.name) {
+			b := t.idBytes(r)
+			if string(b[:np]) == string(pre[:np]) && string(b[np:]) == k.name {
+				return r, i
+			}
 		}
 	}
 }
 
 func (t *table) get(id string) (*record, bool) {
-	r, _ := t.find(id)
+	k, ok := t.keyOf(id)
+	if !ok {
+		return nil, false
+	}
+	r, _ := t.find(k)
 	return r, r != nil
 }
 
 // insert returns the record of id, a zero one added if id was unknown.
 func (t *table) insert(id string) *record {
-	if len(id) == 0 || len(id) > 1<<16-1 {
-		panic("ledger: an object id must be 1 to 65535 bytes long")
+	if len(id) == 0 || len(id) >= maxKeyLen-binary.MaxVarintLen32 {
+		panic("ledger: an object id must be 1 to 65529 bytes long")
 	}
-	r, slot := t.find(id)
-	if r != nil {
-		return r
+	k, known := t.keyOf(id)
+	if known {
+		if r, _ := t.find(k); r != nil {
+			return r
+		}
+	}
+	if ns, _, namespaced := strings.Cut(id, "/"); namespaced {
+		k.ns = t.spaces.acquire(ns)
 	}
 	if (t.n+1)*8 > len(t.index)*7 {
 		t.grow()
-		_, slot = t.find(id)
 	}
-	return t.add(id, slot)
+	_, slot := t.find(k)
+	return t.add(k, slot)
 }
 
-func (t *table) add(id string, slot int) *record {
+func (t *table) add(k key, slot int) *record {
 	var n uint32
 	if t.free != 0 {
 		n = t.free - 1
@@ -99,8 +166,9 @@ func (t *table) add(id string, slot int) *record {
 		t.used++
 	}
 	r := t.rec(n)
-	*r = record{pos: uint32(len(t.arena)), len: uint16(len(id)), tag: uint8(maphash.String(t.seed, id) >> 56)}
-	t.arena = append(t.arena, id...)
+	*r = record{pos: uint32(len(t.arena)), len: uint16(k.encodedLen()), tag: uint8(t.hash(k) >> 56)}
+	t.arena = binary.AppendUvarint(t.arena, uint64(k.ns))
+	t.arena = append(t.arena, k.name...)
 	t.index[slot] = n + 1
 	t.n++
 	return r
@@ -115,7 +183,7 @@ func (t *table) grow() {
 		if n == 0 {
 			continue
 		}
-		i := int(maphash.Bytes(t.seed, t.idBytes(t.rec(n-1)))) & mask
+		i := int(t.storedHash(t.rec(n-1))) & mask
 		for t.index[i] != 0 {
 			i = (i + 1) & mask
 		}
@@ -126,9 +194,16 @@ func (t *table) grow() {
 // delete forgets id. Later slots of its probe run shift back into the hole, so
 // that every lookup still finds its record before an empty slot.
 func (t *table) delete(id string) {
-	r, hole := t.find(id)
+	k, ok := t.keyOf(id)
+	if !ok {
+		return
+	}
+	r, hole := t.find(k)
 	if r == nil {
 		return
+	}
+	if k.ns != 0 {
+		t.spaces.release(k.ns)
 	}
 	n := t.index[hole] - 1
 	t.index[hole] = 0 // empty unless a later slot of the run shifts into it
@@ -138,7 +213,7 @@ func (t *table) delete(id string) {
 	t.n--
 	mask := len(t.index) - 1
 	for i := (hole + 1) & mask; t.index[i] != 0; i = (i + 1) & mask {
-		home := int(maphash.Bytes(t.seed, t.idBytes(t.rec(t.index[i]-1)))) & mask
+		home := int(t.storedHash(t.rec(t.index[i]-1))) & mask
 		if (i-home)&mask >= (i-hole)&mask { // home is not in (hole, i]: it may move
 			t.index[hole], t.index[i] = t.index[i], 0
 			hole = i
