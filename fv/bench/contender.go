@@ -222,7 +222,7 @@ func serveCommands(ctx context.Context, a ContenderArgs, c contender, in io.Read
 			if err != nil {
 				return err
 			}
-			win = relistWindow{cpu0: cpuSeconds(), smp: startSampler(), prof: prof}
+			win = relistWindow{cpu0: cpuSeconds(), read0: bytesRead(), smp: startSampler(), prof: prof}
 			c.arm(cmd.Token, cmd.Expected)
 			if err := w.write(Message{Type: "armed"}); err != nil {
 				return err
@@ -240,9 +240,10 @@ func serveCommands(ctx context.Context, a ContenderArgs, c contender, in io.Read
 // relistWindow is what the contender reads from the arm of a relist on: the CPU
 // time then, and the samples since.
 type relistWindow struct {
-	cpu0 float64
-	smp  *sampler
-	prof *cpuProfile
+	cpu0  float64
+	read0 uint64
+	smp   *sampler
+	prof  *cpuProfile
 }
 
 // relisted waits for the contender's relist triggered at startedAt, and writes
@@ -254,7 +255,7 @@ func relisted(ctx context.Context, kind string, c contender, startedAt time.Time
 	rctx, cancel := context.WithTimeout(ctx, relistTimeout)
 	doneAt, changed, saw, err := c.relisted(rctx)
 	cancel()
-	cpu := cpuSeconds() - win.cpu0
+	cpu, read := cpuSeconds()-win.cpu0, bytesRead()-win.read0
 	samples := win.smp.stop()
 	win.prof.stop()
 	if err != nil {
@@ -265,7 +266,7 @@ func relisted(ctx context.Context, kind string, c contender, startedAt time.Time
 		return err
 	}
 	return w.write(Message{Type: "relisted", RelistSeconds: doneAt.Sub(startedAt).Seconds(),
-		RelistPeakRSS: mem.PeakRSS, Memory: mem, Changed: changed, Relisted: saw, RelistCPU: cpu, Samples: samples})
+		RelistPeakRSS: mem.PeakRSS, Memory: mem, Changed: changed, Relisted: saw, RelistCPU: cpu, RelistBytesRead: read, Samples: samples})
 }
 
 func writeHeapProfile(path string) error {

@@ -32,8 +32,10 @@ type Message struct {
 	RelistSeconds float64 `json:"relist_seconds,omitempty"`
 	RelistPeakRSS uint64  `json:"relist_peak_rss,omitempty"`
 	Changed       int     `json:"changed,omitempty"`
-	// RelistCPU is the CPU seconds from the arm to being in sync again.
-	RelistCPU float64 `json:"relist_cpu,omitempty"`
+	// RelistCPU is the CPU seconds from the arm to being in sync again;
+	// RelistBytesRead what the process read meanwhile (rchar).
+	RelistCPU       float64 `json:"relist_cpu,omitempty"`
+	RelistBytesRead uint64  `json:"relist_bytes_read,omitempty"`
 	// Relisted says the contender saw a relist happen: kubesync's Observer heard
 	// a type start a list after the relist was armed. Informers and the paged list always relist: the changed objects
 	// can reach them by no other way.

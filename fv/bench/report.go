@@ -52,10 +52,12 @@ type Summary struct {
 	RelistCPU float64
 	Changed   float64
 	// APIServerCPU and APIServerRelistCPU are the kube-apiserver's CPU seconds
-	// over the same windows; BytesRead what the contender read over its sync.
+	// over the same windows; BytesRead and RelistBytesRead what the contender read
+	// over its sync and over its relist.
 	APIServerCPU       float64
 	APIServerRelistCPU float64
 	BytesRead          float64
+	RelistBytesRead    float64
 }
 
 // Summaries returns the medians per contender for one workload, in contender order.
@@ -65,7 +67,7 @@ func (r *Report) Summaries(workload string) []Summary {
 		var s Summary
 		s.Contender = c
 		var peak, heap, secs, rpeak, rsecs, objs []float64
-		var cpu, rcpu, changed, api, rapi, read, alloc, growth []float64
+		var cpu, rcpu, changed, api, rapi, read, rread, alloc, growth []float64
 		for _, res := range r.Results {
 			if res.Workload != workload || res.Contender != c {
 				continue
@@ -86,6 +88,7 @@ func (r *Report) Summaries(workload string) []Summary {
 				rpeak = append(rpeak, float64(res.Relist.RelistPeakRSS))
 				rsecs = append(rsecs, res.Relist.RelistSeconds)
 				rcpu, rapi = append(rcpu, res.Relist.RelistCPU), append(rapi, res.APIServerRelistCPU)
+				rread = append(rread, float64(res.Relist.RelistBytesRead))
 				changed = append(changed, float64(res.Relist.Changed))
 			}
 		}
@@ -98,6 +101,7 @@ func (r *Report) Summaries(workload string) []Summary {
 		s.SyncCPU, s.RelistCPU, s.Changed = orchestrate.Median(cpu), orchestrate.Median(rcpu), orchestrate.Median(changed)
 		s.APIServerCPU, s.APIServerRelistCPU, s.BytesRead = orchestrate.Median(api), orchestrate.Median(rapi), orchestrate.Median(read)
 		s.HeapAlloc, s.HeapGrowth = orchestrate.Median(alloc), orchestrate.Median(growth)
+		s.RelistBytesRead = orchestrate.Median(rread)
 		out = append(out, s)
 	}
 	var base float64
@@ -192,8 +196,8 @@ func (r *Report) workloadsMarkdown(b *strings.Builder) {
 			p("The informer held %d objects once synced (the created ones plus the control plane's own).\n\n", objs)
 		}
 		p("| contender | peak RSS | sync cost | heap after GC | time to InSync | relist peak RSS | relist time |")
-		p(" CPU to InSync | CPU per object | relist CPU | relist CPU per changed | apiserver CPU, sync | apiserver CPU, relist | bytes read |\n")
-		p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		p(" CPU to InSync | CPU per object | relist CPU | relist CPU per changed | apiserver CPU, sync | apiserver CPU, relist | bytes read | bytes read, relist |\n")
+		p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, s := range ss {
 			ratio := func(v, refV float64) string {
 				if !hasRef || refV <= 0 || s.Contender == Informer {

@@ -10,24 +10,26 @@ import (
 )
 
 // cpuCells renders the CPU columns of a workload table row: CPU to InSync, per
-// object, relist CPU, per changed object, the apiserver's CPU and bytes read.
+// object, relist CPU, per changed object, the apiserver's CPU, and bytes read over
+// the sync and over the relist.
 func cpuCells(s, ref Summary, ratio func(v, refV float64) string) string {
 	if s.Contender == Baseline {
-		return "— | — | — | — | — | — | —"
+		return "— | — | — | — | — | — | — | —"
 	}
-	perObj, relist, perChanged, apiRelist := "—", "—", "—", "—"
+	perObj, relist, perChanged, apiRelist, readRelist := "—", "—", "—", "—", "—"
 	if s.Objects > 0 {
 		perObj = fmt.Sprintf("%.1f µs", s.SyncCPU/float64(s.Objects)*1e6)
 	}
 	if s.Relists > 0 {
 		relist = fmt.Sprintf("%.2f s", s.RelistCPU) + ratio(s.RelistCPU, ref.RelistCPU)
 		apiRelist = fmt.Sprintf("%.2f s", s.APIServerRelistCPU)
+		readRelist = orchestrate.MiB(s.RelistBytesRead) + ratio(s.RelistBytesRead, ref.RelistBytesRead)
 		if s.Changed > 0 {
 			perChanged = fmt.Sprintf("%.2f ms", s.RelistCPU/s.Changed*1e3)
 		}
 	}
 	return strings.Join([]string{fmt.Sprintf("%.2f s", s.SyncCPU) + ratio(s.SyncCPU, ref.SyncCPU), perObj, relist, perChanged,
-		fmt.Sprintf("%.2f s", s.APIServerCPU), apiRelist, orchestrate.MiB(s.BytesRead)}, " | ")
+		fmt.Sprintf("%.2f s", s.APIServerCPU), apiRelist, orchestrate.MiB(s.BytesRead), readRelist}, " | ")
 }
 
 // gridRow is one row of the targets table: a metric of one or two contenders.
@@ -42,6 +44,7 @@ var gridRows = []gridRow{
 	{"(b) CPU to InSync (Store, lazy)", []string{KubesyncStore}, MetricSyncCPU},
 	{"(a) / (b) CPU of a relist with 1% changed", []string{KubesyncNoStore, KubesyncStore}, MetricRelistCPU},
 	{"(a) / (b) apiserver CPU of that relist", []string{KubesyncNoStore, KubesyncStore}, MetricServerRelistCPU},
+	{"(a) / (b) bytes read by that relist", []string{KubesyncNoStore, KubesyncStore}, MetricRelistBytes},
 	{"(b) heap after GC", []string{KubesyncStore}, MetricHeap},
 	{"(b) peak RSS, absolute", []string{KubesyncStore}, MetricPeakRSS},
 	{"(a) sync cost (peak − baseline)", []string{KubesyncNoStore}, MetricSyncCost},

@@ -24,14 +24,20 @@ func withServerRelistCPU(r RunResult, cpu float64) RunResult {
 	return r
 }
 
+// withRelistBytes sets what the contender read over its relist, in MiB.
+func withRelistBytes(r RunResult, mib float64) RunResult {
+	r.Relist.RelistBytesRead = uint64(mib * mb)
+	return r
+}
+
 func TestCPUTargetsAndCharts(t *testing.T) {
 	rep := &Report{
 		Options:   Options{Runs: 1, Contenders: []string{KubesyncNoStore, KubesyncStore, Informer, PagedList, Baseline}},
 		Workloads: []WorkloadInfo{{Name: "pods", Kind: "Pod", Created: 1000, Changed: 10}},
 		Results: []RunResult{
-			withServerRelistCPU(cpuResult("pods", KubesyncNoStore, 1, 0.1), 1.5),
-			withServerRelistCPU(cpuResult("pods", KubesyncStore, 3, 0.2), 0.5),
-			withServerRelistCPU(cpuResult("pods", Informer, 4, 2), 1),
+			withRelistBytes(withServerRelistCPU(cpuResult("pods", KubesyncNoStore, 1, 0.1), 1.5), 2),
+			withRelistBytes(withServerRelistCPU(cpuResult("pods", KubesyncStore, 3, 0.2), 0.5), 6),
+			withRelistBytes(withServerRelistCPU(cpuResult("pods", Informer, 4, 2), 1), 4),
 			cpuResult("pods", PagedList, 0.8, 0.8),
 			cpuResult("pods", Baseline, 0, 0),
 		},
@@ -59,6 +65,12 @@ func TestCPUTargetsAndCharts(t *testing.T) {
 	if v := got[KubesyncStore+"/"+string(MetricServerRelistCPU)]; !v.Met || v.Ratio != 0.5 {
 		t.Errorf("(b) apiserver relist CPU verdict = %+v, want met at 0.5", v)
 	}
+	if v := got[KubesyncNoStore+"/"+string(MetricRelistBytes)]; !v.Met || v.Ratio != 0.5 {
+		t.Errorf("(a) relist bytes verdict = %+v, want met at 0.5", v)
+	}
+	if v := got[KubesyncStore+"/"+string(MetricRelistBytes)]; v.Met || v.Ratio != 1.5 {
+		t.Errorf("(b) relist bytes verdict = %+v, want missed at 1.5", v)
+	}
 	dir := t.TempDir()
 	if err := rep.WriteCharts(dir); err != nil {
 		t.Fatal(err)
@@ -73,6 +85,8 @@ func TestCPUTargetsAndCharts(t *testing.T) {
 		"| (b) CPU to InSync (Store, lazy) | 0.75× ≤ 0.50× (**not met**); floor (e) 0.20× |",
 		"![pods: RSS and CPU over time](BENCHMARKS-pods.svg)",
 		"| (a) / (b) apiserver CPU of that relist | 1.50× ≤ 1.00× (**not met**) / 0.50× ≤ 1.00× (met) |",
+		"| (a) / (b) bytes read by that relist | 0.50× ≤ 1.00× (met) / 1.50× ≤ 1.00× (**not met**) |",
+		"| 0.0 MiB | 2.0 MiB (0.50×) |",
 		"| 1.00 s (0.25×) | 1000.0 µs | 0.10 s (0.05×) | 10.00 ms |",
 	} {
 		if !strings.Contains(md, want) {

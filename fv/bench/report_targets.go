@@ -35,6 +35,9 @@ const (
 	// MetricServerRelistCPU is the kube-apiserver's CPU over the contender's
 	// relist: what the relist costs the server, beside what it costs the client.
 	MetricServerRelistCPU Metric = "apiserver CPU of a relist"
+	// MetricRelistBytes is what the contender read over its relist: the bytes the
+	// apiserver sent it, the proxy's and the protocol's included.
+	MetricRelistBytes Metric = "bytes read by a relist"
 )
 
 func (m Metric) of(s Summary) float64 {
@@ -63,6 +66,8 @@ func (m Metric) of(s Summary) float64 {
 		return s.HeapGrowth
 	case MetricServerRelistCPU:
 		return s.APIServerRelistCPU
+	case MetricRelistBytes:
+		return s.RelistBytesRead
 	}
 	return 0
 }
@@ -90,6 +95,8 @@ var Targets = slices.Concat(
 	perWorkload(KubesyncStore, MetricRelistCPU, 0.15, 0.15, 0.15, 0.15),
 	perWorkload(KubesyncNoStore, MetricServerRelistCPU, 1, 1, 1, 1),
 	perWorkload(KubesyncStore, MetricServerRelistCPU, 1, 1, 1, 1),
+	perWorkload(KubesyncNoStore, MetricRelistBytes, 1, 1, 1, 1),
+	perWorkload(KubesyncStore, MetricRelistBytes, 1, 1, 1, 1),
 	perWorkload(KubesyncStore, MetricHeap, 0.50, 0.55, 0.35, 0.35),
 	perWorkload(KubesyncStore, MetricPeakRSS, 0, 0.60, 0.60, 0.45),
 	perWorkload(KubesyncNoStore, MetricSyncCost, 0.20, 0.04, 0.10, 0.05),
