@@ -16,12 +16,13 @@ import (
 )
 
 // catchUpWatchTimeout is the timeoutSeconds of a resumed type's watches until it
-// has caught up. The apiserver's watch cache sends a watch a bookmark 2s before
-// its deadline (or after a minute), on the first tick of its bookmark timer (every
-// 1 to 1.25s) from then: with 2s, that is at once, so a quiet type learns within
-// about a second that it has seen everything up to the server's revision, and the
-// bookmark still comes at least 0.75s before the watch ends, as it did with 3s.
-const catchUpWatchTimeout = 2
+// has caught up. The apiserver sends a watch its first bookmark 2s before the
+// watch's deadline, or after a minute (the watch cache's bookmark schedule): with 3s,
+// a quiet type learns after about a second that it has seen everything up to the
+// server's revision. Not 2: the bookmark would be due when the watch starts, which
+// the cache takes for past, and it schedules none (a warm fleet then lists every
+// type: simulator rule catchup-bookmark).
+const catchUpWatchTimeout = 3
 
 // resumeAt makes the type resume from the checkpoint at rv: it counts as listed (a
 // relist is delivered whole), and watches from rv catching up.

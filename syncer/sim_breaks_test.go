@@ -32,6 +32,7 @@ const (
 	simBreakExpiredWaits     = "a 410 relisting after a backoff step"
 	simBreakDeletedRevision  = "a Deleted delivered at its revision less one"
 	simBreakNoRetell         = "a cluster change's relist telling only what changed"
+	simBreakShortCatchUp     = "catch-up watches of timeoutSeconds 2"
 )
 
 // breakEvent changes the event the loop is handed, or the type's state just

@@ -131,6 +131,7 @@ const (
 	SimBreakStreamsForever   = simBreakStreamsForever
 	SimBreakWatchChurn       = simBreakWatchChurn
 	SimBreakExpiredWaits     = simBreakExpiredWaits
+	SimBreakShortCatchUp     = simBreakShortCatchUp
 	SimBreakNoRetell         = simBreakNoRetell
 	SimBreakDeletedRevision  = simBreakDeletedRevision
 	SimBreakStoreDrop        = simBreakStoreDrop

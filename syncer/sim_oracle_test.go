@@ -49,6 +49,7 @@ const (
 	ruleStatuses                       // Statuses shows other than the type's state, or a phase back to waiting (sim_judge_test.go)
 	ruleExpiredAtOnce                  // a 410 waited a step although none relisted at once in its episode
 	ruleDeletedRevision                // a Deleted at a revision older than the one the consumer holds
+	ruleCatchUpBookmark                // a catch-up watch that the watch cache cannot bookmark before its end
 	simRules
 )
 
@@ -58,7 +59,7 @@ var simRuleNames = [...]string{"revision-back", "deleted-uid", "deleted-unheld",
 	"moved-object",
 	"broker",
 	"unreachable-late", "outage-relist", "wake-up",
-	"liveness", "statuses", "expired-at-once", "deleted-revision"}
+	"liveness", "statuses", "expired-at-once", "deleted-revision", "catchup-bookmark"}
 
 func (r simRule) String() string { return simRuleNames[r] }
 

@@ -76,8 +76,15 @@ func (s *simLW) newStream(ctx context.Context, opts metav1.ListOptions, i int, i
 		r.fx.cutWatch[idx] = false
 		st.cutAfter, st.cutErr = r.rnd.IntN(3), r.rnd.IntN(2) == 0
 	}
+	if r.o.broken == simBreakShortCatchUp && !initial && life == catchUpWatchTimeout*time.Second {
+		life = 2 * time.Second // as a watcher asking timeoutSeconds 2 would
+	}
 	if life <= catchUpWatchTimeout*time.Second {
 		st.bookmarkAt = now.Add(st.preTimeoutBookmark(life))
+		if !initial && st.bookmarks() && !st.bookmarkAt.Before(now.Add(life)) {
+			r.violate(ruleCatchUpBookmark, "%s: a catch-up watch of %s, whose end comes before any bookmark of the watch cache",
+				s.res(), life)
+		}
 	} else {
 		st.bookmarkAt = now.Add(st.bookmarkEvery())
 	}
@@ -95,10 +102,16 @@ func (s *simLW) newStream(ctx context.Context, opts metav1.ListOptions, i int, i
 }
 
 // preTimeoutBookmark is when the watch cache sends a short watch its bookmark:
-// due 2s before the deadline (at once, if that is past), sent on the first tick
-// of its bookmark timer from then, which ticks every 1 to 1.25s.
+// due 2s before the deadline, sent on the first tick of its bookmark timer from
+// then, which ticks every 1 to 1.25s. A due time not after the watch's start is
+// past by the time the cache registers the watch (the deadline runs from the
+// request's arrival), and the cache schedules none: never, before the end.
 func (st *simStream) preTimeoutBookmark(life time.Duration) time.Duration {
-	return max(0, life-2*time.Second) + time.Duration(st.s.r.ticks.IntN(1250))*time.Millisecond
+	due := life - 2*time.Second
+	if due <= 0 {
+		return life + time.Hour
+	}
+	return due + time.Duration(st.s.r.ticks.IntN(1250))*time.Millisecond
 }
 
 func (st *simStream) bookmarkEvery() time.Duration {

@@ -111,6 +111,7 @@ var _ = Describe("The simulator", Label("sim"), func() {
 			"stream-fails"),
 		Entry("a watch re-opened after every event it brings", syncer.SimBreakWatchChurn, "request-bound"),
 		Entry("a 410 relisting after a backoff step", syncer.SimBreakExpiredWaits, "expired-at-once"),
+		Entry("catch-up watches of timeoutSeconds 2", syncer.SimBreakShortCatchUp, "catchup-bookmark"),
 		Entry("a Deleted delivered at its revision less one", syncer.SimBreakDeletedRevision, "deleted-revision"),
 		Entry("the Store fed without its Deleted", syncer.SimBreakStoreDrop, "store"),
 		Entry("an Updated delivered at its revision less one", syncer.SimBreakRevisionOffByOne, "converge", "checkpoint-delivered"),
