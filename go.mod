@@ -5,6 +5,7 @@ go 1.24.0
 require (
 	github.com/fxamacker/cbor/v2 v2.9.1
 	github.com/google/btree v1.1.3
+	github.com/klauspost/compress v1.18.0
 	github.com/onsi/ginkgo/v2 v2.28.2
 	github.com/onsi/gomega v1.42.0
 	github.com/prometheus/client_golang v1.23.2

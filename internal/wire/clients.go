@@ -33,28 +33,34 @@ type Clients struct {
 
 // NewClients returns every client of Clients for cfg. Client-side rate limiting
 // stays off unless cfg sets QPS or a RateLimiter: client-go's 5 requests/s would
-// throttle paged lists. The typed clients ask for protobuf.
+// throttle paged lists. The typed clients ask for protobuf. Every client shares
+// one HTTP client, so one pool of connections: a config whose transport is
+// wrapped (CompressionConfig) would otherwise give each its own.
 func NewClients(cfg *rest.Config) (Clients, error) {
 	c := rest.CopyConfig(cfg)
 	if c.QPS == 0 && c.RateLimiter == nil {
 		c.QPS = -1
 	}
-	dyn, err := dynamic.NewForConfig(c)
+	hc, err := rest.HTTPClientFor(c)
+	if err != nil {
+		return Clients{}, fmt.Errorf("http client: %w", err)
+	}
+	dyn, err := dynamic.NewForConfigAndClient(c, hc)
 	if err != nil {
 		return Clients{}, fmt.Errorf("dynamic client: %w", err)
 	}
 	proto := rest.CopyConfig(c)
 	proto.ContentType = runtime.ContentTypeProtobuf
 	proto.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
-	typed, err := kubernetes.NewForConfig(proto)
+	typed, err := kubernetes.NewForConfigAndClient(proto, hc)
 	if err != nil {
 		return Clients{}, fmt.Errorf("typed client: %w", err)
 	}
-	md, err := metadata.NewForConfig(c)
+	md, err := metadata.NewForConfigAndClient(c, hc)
 	if err != nil {
 		return Clients{}, fmt.Errorf("metadata client: %w", err)
 	}
-	docs, err := NewDocumentsClient(c)
+	docs, err := newDocumentsClient(c, hc)
 	if err != nil {
 		return Clients{}, err
 	}

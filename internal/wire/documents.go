@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -29,6 +30,15 @@ const DocumentAccept = runtime.ContentTypeCBOR + ";q=1, " + runtime.ContentTypeJ
 // NewDocumentsClient returns the REST client that reads custom types as
 // documents (Clients.Documents). It can decode a CBOR or JSON error Status.
 func NewDocumentsClient(cfg *rest.Config) (rest.Interface, error) {
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("documents client: %w", err)
+	}
+	return newDocumentsClient(cfg, hc)
+}
+
+// newDocumentsClient is NewDocumentsClient over hc.
+func newDocumentsClient(cfg *rest.Config, hc *http.Client) (rest.Interface, error) {
 	c := rest.CopyConfig(cfg)
 	c.APIPath = "/apis"
 	// v1 is the version of the query parameters (ListOptions); paths are absolute.
@@ -37,7 +47,7 @@ func NewDocumentsClient(cfg *rest.Config) (rest.Interface, error) {
 	c.AcceptContentTypes = DocumentAccept
 	c.NegotiatedSerializer = serializer.NewCodecFactory(scheme.Scheme,
 		serializer.WithSerializer(cbor.NewSerializerInfo)).WithoutConversion()
-	rc, err := rest.RESTClientFor(c)
+	rc, err := rest.RESTClientForConfigAndClient(c, hc)
 	if err != nil {
 		return nil, fmt.Errorf("documents client: %w", err)
 	}
