@@ -45,15 +45,15 @@ const maxKeyLen = 1<<16 - 1
 
 // hashOf mixes the namespace's number into the name's hash, so that one name in
 // many namespaces spreads over the index.
-func (t *table) hashOf(ns uint32, name uint64) uint64 { return name ^ uint64(ns)*0x9e3779b97f4a7c15 }
+func hashOf(ns uint32, name uint64) uint64 { return name ^ uint64(ns)*0x9e3779b97f4a7c15 }
 
-func (t *table) hash(k key) uint64 { return t.hashOf(k.ns, maphash.String(t.seed, k.name)) }
+func (t *table) hash(k key) uint64 { return hashOf(k.ns, maphash.String(t.seed, k.name)) }
 
 // storedHash is the hash of a record's key as the arena holds it.
 func (t *table) storedHash(r *record) uint64 {
 	b := t.idBytes(r)
 	ns, n := binary.Uvarint(b)
-	return t.hashOf(uint32(ns), maphash.Bytes(t.seed, b[n:]))
+	return hashOf(uint32(ns), maphash.Bytes(t.seed, b[n:]))
 }
 
 // keyOf returns id's key; ok is false when no id of its namespace is held (and
