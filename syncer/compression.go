@@ -29,15 +29,11 @@ import (
 // DisableCompression (the syncer then leaves it as it is).
 func WithCompression(on bool) Option { return func(c *config) { c.compression = &on } }
 
-// restConfigFor returns the rest.Config the syncer's clients are built from: a
-// copy of restCfg as WithCompression set, or as its own DisableCompression says.
+// restConfigFor returns the rest.Config the syncer's clients are built from:
+// restCfg itself, or a copy as WithCompression set.
 func (c *config) restConfigFor(restCfg *rest.Config) *rest.Config {
-	if restCfg == nil {
-		return nil
+	if c.compression == nil || restCfg == nil {
+		return restCfg
 	}
-	on := !restCfg.DisableCompression
-	if c.compression != nil {
-		on = *c.compression
-	}
-	return wire.CompressionConfig(restCfg, on)
+	return wire.CompressionConfig(restCfg, *c.compression)
 }

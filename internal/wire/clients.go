@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"fmt"
+	"net/http"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -34,14 +35,14 @@ type Clients struct {
 // NewClients returns every client of Clients for cfg. Client-side rate limiting
 // stays off unless cfg sets QPS or a RateLimiter: client-go's 5 requests/s would
 // throttle paged lists. The typed clients ask for protobuf. Every client shares
-// one HTTP client, so one pool of connections: a config whose transport is
-// wrapped (CompressionConfig) would otherwise give each its own.
+// one HTTP client over client-go's transport for cfg (which clients of an equal
+// config share), and un-gzips with GzipDecoding unless cfg disables compression.
 func NewClients(cfg *rest.Config) (Clients, error) {
 	c := rest.CopyConfig(cfg)
 	if c.QPS == 0 && c.RateLimiter == nil {
 		c.QPS = -1
 	}
-	hc, err := rest.HTTPClientFor(c)
+	hc, err := httpClientFor(c)
 	if err != nil {
 		return Clients{}, fmt.Errorf("http client: %w", err)
 	}
@@ -65,6 +66,20 @@ func NewClients(cfg *rest.Config) (Clients, error) {
 		return Clients{}, err
 	}
 	return Clients{Typed: typed, Dynamic: dyn, Metadata: md, Documents: docs}, nil
+}
+
+// httpClientFor is rest.HTTPClientFor with GzipDecoding over the transport, not
+// in it: a wrapped rest.Config would make client-go build a transport of its
+// own for each client, where it shares one among clients of equal configs.
+func httpClientFor(c *rest.Config) (*http.Client, error) {
+	rt, err := rest.TransportFor(c)
+	if err != nil {
+		return nil, err
+	}
+	if !c.DisableCompression {
+		rt = GzipDecoding{Next: rt}
+	}
+	return &http.Client{Transport: rt, Timeout: c.Timeout}, nil
 }
 
 // ListerWatcher returns the client that lists and watches t: for a built-in type

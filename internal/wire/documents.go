@@ -30,7 +30,7 @@ const DocumentAccept = runtime.ContentTypeCBOR + ";q=1, " + runtime.ContentTypeJ
 // NewDocumentsClient returns the REST client that reads custom types as
 // documents (Clients.Documents). It can decode a CBOR or JSON error Status.
 func NewDocumentsClient(cfg *rest.Config) (rest.Interface, error) {
-	hc, err := rest.HTTPClientFor(cfg)
+	hc, err := httpClientFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("documents client: %w", err)
 	}

@@ -7,16 +7,14 @@ import (
 )
 
 // CompressionConfig returns a copy of cfg whose clients accept gzip-compressed
-// responses if on, un-gzipped by GzipDecoding, and not if off
+// responses if on (NewClients's un-gzip them with GzipDecoding), and not if off
 // (rest.Config.DisableCompression); off also asks for the identity encoding
 // outright (IdentityEncoding), which client-go's shared transport for a
 // plain-HTTP host would otherwise not do. cfg is not changed.
 func CompressionConfig(cfg *rest.Config, on bool) *rest.Config {
 	out := rest.CopyConfig(cfg)
 	out.DisableCompression = !on
-	if on {
-		out.Wrap(func(rt http.RoundTripper) http.RoundTripper { return GzipDecoding{rt} })
-	} else {
+	if !on {
 		out.Wrap(func(rt http.RoundTripper) http.RoundTripper { return IdentityEncoding{rt} })
 	}
 	return out
