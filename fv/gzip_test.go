@@ -20,20 +20,31 @@ import (
 
 // encodings records the Content-Encoding of each response to a request whose
 // path holds a word, as it came off the wire: a wrapper of the caller's
-// rest.Config sits under the syncer's own.
+// rest.Config sits under the syncer's own. One log serves every transport the
+// config is made into (wrap).
 type encodings struct {
-	next http.RoundTripper
 	word string
 	mu   sync.Mutex
 	seen []string
 }
 
-func (e *encodings) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := e.next.RoundTrip(r)
-	if err == nil && strings.Contains(r.URL.Path, e.word) {
-		e.mu.Lock()
-		e.seen = append(e.seen, r.Method+" "+resp.Header.Get("Content-Encoding"))
-		e.mu.Unlock()
+// wrap is a rest.Config's WrapTransport that records into e.
+func (e *encodings) wrap(next http.RoundTripper) http.RoundTripper {
+	return encodingRecorder{next: next, log: e}
+}
+
+// encodingRecorder is one transport's recorder into its log.
+type encodingRecorder struct {
+	next http.RoundTripper
+	log  *encodings
+}
+
+func (r encodingRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := r.next.RoundTrip(req)
+	if err == nil && strings.Contains(req.URL.Path, r.log.word) {
+		r.log.mu.Lock()
+		r.log.seen = append(r.log.seen, req.Method+" "+resp.Header.Get("Content-Encoding"))
+		r.log.mu.Unlock()
 	}
 	return resp, err
 }
@@ -58,7 +69,7 @@ var _ = Describe("Compression", func() {
 		}
 		wire := &encodings{word: "configmaps"}
 		cfg := rest.CopyConfig(c.Config())
-		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { wire.next = rt; return wire })
+		cfg.Wrap(wire.wrap)
 
 		store, log := snapshot.NewStore(), logrus.New()
 		log.SetOutput(GinkgoWriter)

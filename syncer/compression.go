@@ -22,7 +22,7 @@ import (
 // where un-gzipping is then pure cost; keep it on otherwise, and always on a slow
 // or metered link.
 //
-// On, the syncer un-gzips with klauspost/compress's decoder, about 1.4 times as
+// On, the syncer un-gzips with klauspost/compress's decoder, about 1.3 times as
 // fast as the standard library's, which client-go's transport uses.
 //
 // Default: on, as in client-go, unless the caller's rest.Config sets

@@ -79,16 +79,16 @@ func (s *simLW) newStream(ctx context.Context, opts metav1.ListOptions, i int, i
 	if r.o.broken == simBreakShortCatchUp && !initial && life == catchUpWatchTimeout*time.Second {
 		life = 2 * time.Second // as a watcher asking timeoutSeconds 2 would
 	}
+	st.endAt = now.Add(life)
 	if life <= catchUpWatchTimeout*time.Second {
 		st.bookmarkAt = now.Add(st.preTimeoutBookmark(life))
-		if !initial && st.bookmarks() && !st.bookmarkAt.Before(now.Add(life)) {
+		if !initial && st.bookmarks() && !st.bookmarkAt.Before(st.endAt) {
 			r.violate(ruleCatchUpBookmark, "%s: a catch-up watch of %s, whose end comes before any bookmark of the watch cache",
 				s.res(), life)
 		}
 	} else {
 		st.bookmarkAt = now.Add(st.bookmarkEvery())
 	}
-	st.endAt = now.Add(life)
 	if r.fx.silent[idx] {
 		r.fx.silent[idx] = false
 		st.silent = true

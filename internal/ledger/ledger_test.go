@@ -86,42 +86,45 @@ func TestLedgerKeepsOddRevisionsKeysAndMarks(t *testing.T) {
 }
 
 // The table must act as a map through growth, deletions that shift probe runs
-// back, record reuse and arena compaction.
+// back, record reuse and arena compaction; and, with many small namespaces,
+// through namespaces that empty and are numbered again.
 func TestLedgerTableActsAsAMap(t *testing.T) {
-	tab, want := newTable(), map[string]uint64{}
-	rng := rand.New(rand.NewPCG(1, 2))
-	for i := range 100_000 {
-		id := fmt.Sprintf("ns-%d/obj-%d", rng.IntN(7), rng.IntN(20_000))
-		if rng.IntN(8) == 0 { // cluster-scoped: no namespace
-			id = fmt.Sprintf("node-%d", rng.IntN(2_000))
+	for _, shape := range []struct{ spaces, perSpace int }{{7, 20_000}, {500, 6}} {
+		tab, want := newTable(), map[string]uint64{}
+		rng := rand.New(rand.NewPCG(1, 2))
+		for i := range 100_000 {
+			id := fmt.Sprintf("ns-%d/obj-%d", rng.IntN(shape.spaces), rng.IntN(shape.perSpace))
+			if rng.IntN(8) == 0 { // cluster-scoped: no namespace
+				id = fmt.Sprintf("node-%d", rng.IntN(2_000))
+			}
+			if rng.IntN(3) == 0 {
+				tab.delete(id)
+				delete(want, id)
+				continue
+			}
+			tab.insert(id).e = entry(i)
+			want[id] = uint64(i)
 		}
-		if rng.IntN(3) == 0 {
-			tab.delete(id)
-			delete(want, id)
-			continue
+		if tab.n != len(want) {
+			t.Fatalf("table holds %d records, want %d", tab.n, len(want))
 		}
-		tab.insert(id).e = entry(i)
-		want[id] = uint64(i)
-	}
-	if tab.n != len(want) {
-		t.Fatalf("table holds %d records, want %d", tab.n, len(want))
-	}
-	for id, e := range want {
-		if r, ok := tab.get(id); !ok || uint64(r.e) != e {
-			t.Fatalf("get(%s) = %v, %v; want %d", id, r, ok, e)
+		for id, e := range want {
+			if r, ok := tab.get(id); !ok || uint64(r.e) != e {
+				t.Fatalf("get(%s) = %v, %v; want %d", id, r, ok, e)
+			}
 		}
-	}
-	seen := 0
-	tab.each(func(r *record) {
-		seen++
-		if _, ok := want[tab.id(r)]; !ok {
-			t.Fatalf("each gave %s, which was deleted", tab.id(r))
+		seen := 0
+		tab.each(func(r *record) {
+			seen++
+			if _, ok := want[tab.id(r)]; !ok {
+				t.Fatalf("each gave %s, which was deleted", tab.id(r))
+			}
+		})
+		if seen != len(want) {
+			t.Errorf("each gave %d records, want %d", seen, len(want))
 		}
-	})
-	if seen != len(want) {
-		t.Errorf("each gave %d records, want %d", seen, len(want))
+		checkIndex(t, tab)
 	}
-	checkIndex(t, tab)
 }
 
 // A namespace's name is kept once, while an id is in it: ids of every shape come

@@ -34,12 +34,6 @@ type key struct {
 	name string
 }
 
-// encodedLen is how many arena bytes k takes.
-func (k key) encodedLen() int {
-	var b [binary.MaxVarintLen32]byte
-	return binary.PutUvarint(b[:], uint64(k.ns)) + len(k.name)
-}
-
 // maxKeyLen is the most arena bytes a record's uint16 length can name.
 const maxKeyLen = 1<<16 - 1
 
@@ -137,19 +131,28 @@ func (t *table) insert(id string) *record {
 	if len(id) == 0 || len(id) >= maxKeyLen-binary.MaxVarintLen32 {
 		panic("ledger: an object id must be 1 to 65529 bytes long")
 	}
-	k, known := t.keyOf(id)
-	if known {
-		if r, _ := t.find(k); r != nil {
+	ns, name, namespaced := strings.Cut(id, "/")
+	k := key{name: id}
+	if namespaced {
+		k = key{ns: t.spaces.lookup(ns), name: name}
+	}
+	slot := -1 // unknown until found: an unnumbered namespace holds no id to find
+	if !namespaced || k.ns != 0 {
+		var r *record
+		if r, slot = t.find(k); r != nil {
 			return r
 		}
 	}
-	if ns, _, namespaced := strings.Cut(id, "/"); namespaced {
+	if namespaced {
 		k.ns = t.spaces.acquire(ns)
 	}
 	if (t.n+1)*8 > len(t.index)*7 {
 		t.grow()
+		slot = -1
 	}
-	_, slot := t.find(k)
+	if slot < 0 {
+		_, slot = t.find(k)
+	}
 	return t.add(k, slot)
 }
 
@@ -165,10 +168,11 @@ func (t *table) add(k key, slot int) *record {
 		n = t.used
 		t.used++
 	}
-	r := t.rec(n)
-	*r = record{pos: uint32(len(t.arena)), len: uint16(k.encodedLen()), tag: uint8(t.hash(k) >> 56)}
+	pos := len(t.arena)
 	t.arena = binary.AppendUvarint(t.arena, uint64(k.ns))
 	t.arena = append(t.arena, k.name...)
+	r := t.rec(n)
+	*r = record{pos: uint32(pos), len: uint16(len(t.arena) - pos), tag: uint8(t.hash(k) >> 56)}
 	t.index[slot] = n + 1
 	t.n++
 	return r

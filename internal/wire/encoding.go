@@ -7,7 +7,7 @@ import (
 )
 
 // CompressionConfig returns a copy of cfg whose clients accept gzip-compressed
-// responses if on (NewClients's un-gzip them with GzipDecoding), and not if off
+// responses if on (NewClients's clients un-gzip them with GzipDecoding), and not if off
 // (rest.Config.DisableCompression); off also asks for the identity encoding
 // outright (IdentityEncoding), which client-go's shared transport for a
 // plain-HTTP host would otherwise not do. cfg is not changed.
@@ -27,10 +27,20 @@ type IdentityEncoding struct{ Next http.RoundTripper }
 
 // RoundTrip sends r through Next, asking for the identity encoding.
 func (t IdentityEncoding) RoundTrip(r *http.Request) (*http.Response, error) {
+	if asked, ok := askEncoding(r, "identity"); ok {
+		r = asked
+	}
+	return t.Next.RoundTrip(r)
+}
+
+// askEncoding returns a copy of r that asks for encoding, and false for a request
+// that names its own Accept-Encoding, which goes as it is; the caller's r is not
+// changed.
+func askEncoding(r *http.Request, encoding string) (*http.Request, bool) {
 	if r.Header.Get("Accept-Encoding") != "" {
-		return t.Next.RoundTrip(r)
+		return r, false
 	}
 	r = r.Clone(r.Context())
-	r.Header.Set("Accept-Encoding", "identity")
-	return t.Next.RoundTrip(r)
+	r.Header.Set("Accept-Encoding", encoding)
+	return r, true
 }

@@ -1,10 +1,6 @@
 package wire
 
-import (
-	"io"
+import "io"
 
-	"github.com/klauspost/compress/gzip"
-)
-
-// GunzipReader is the decoder GzipDecoding reads a body with.
-func GunzipReader(r io.Reader) (io.Reader, error) { return gzip.NewReader(r) }
+// GunzipBody reads r as GzipDecoding reads a gzipped response body.
+func GunzipBody(r io.Reader) io.Reader { return &gunzipBody{body: io.NopCloser(r)} }

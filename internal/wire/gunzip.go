@@ -9,7 +9,7 @@ import (
 )
 
 // GzipDecoding asks for gzip-compressed responses and un-gzips them itself, with
-// klauspost/compress's decoder, about 1.4 times as fast as compress/gzip, which
+// klauspost/compress's decoder, about 1.3 times as fast as compress/gzip, which
 // Go's transport would use (BenchmarkGunzip). Un-gzipping was a third of a
 // syncer's CPU over a sync of 100,000 ConfigMaps. A request that sets its own
 // Accept-Encoding or a Range, or a HEAD, goes as it is, as Go's transport leaves
@@ -19,13 +19,12 @@ type GzipDecoding struct{ Next http.RoundTripper }
 // RoundTrip sends r through Next asking for gzip, and hands back a response whose
 // body reads un-gzipped.
 func (t GzipDecoding) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.Header.Get("Accept-Encoding") != "" || r.Header.Get("Range") != "" || r.Method == http.MethodHead {
+	if r.Header.Get("Range") != "" || r.Method == http.MethodHead {
 		return t.Next.RoundTrip(r)
 	}
-	r = r.Clone(r.Context())
-	r.Header.Set("Accept-Encoding", "gzip")
+	r, asked := askEncoding(r, "gzip")
 	resp, err := t.Next.RoundTrip(r)
-	if err != nil || !strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
+	if !asked || err != nil || !strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
 		return resp, err
 	}
 	resp.Body = &gunzipBody{body: resp.Body}
