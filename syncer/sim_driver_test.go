@@ -107,7 +107,11 @@ type simRun struct {
 	rnd *rand.Rand
 	// ticks draws the phase of the watch cache's bookmark timer, apart from rnd so
 	// that the other draws of a seed stay as they were.
-	ticks    *rand.Rand
+	ticks *rand.Rand
+	// pages draws whether a metadata page carries its items' ids, as the
+	// protobuf reader's do, or not, as a JSON or CBOR page may not; apart from
+	// rnd for the same reason.
+	pages    *rand.Rand
 	clk      *testingclock.FakeClock
 	types    []resources.Type
 	res      []string
@@ -192,7 +196,8 @@ const (
 var errSimIdentity = errors.New("dial tcp: connection refused")
 
 func newSimRun(o simOptions) *simRun {
-	r := &simRun{o: o, rnd: rand.New(rand.NewPCG(o.seed, 0x5157)), ticks: rand.New(rand.NewPCG(o.seed, 0x71c4)), clusters: map[string]*sim.Cluster{}}
+	r := &simRun{o: o, rnd: rand.New(rand.NewPCG(o.seed, 0x5157)), ticks: rand.New(rand.NewPCG(o.seed, 0x71c4)),
+		pages: rand.New(rand.NewPCG(o.seed, 0x1d5)), clusters: map[string]*sim.Cluster{}}
 	r.types, r.res, r.required = simTypes()
 	for _, t := range r.types {
 		sel, err := sim.ParseSelector(t.LabelSelector, t.FieldSelector)

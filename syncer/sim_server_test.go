@@ -264,11 +264,32 @@ func (s *simLW) ListMetadata(ctx context.Context, opts metav1.ListOptions) (wire
 		return wire.MetaPage{}, err
 	}
 	p := wire.MetaPage{Meta: lm}
+	identified := s.r.pages.IntN(2) == 0
 	for _, o := range page {
-		p.Items = append(p.Items, meta.Meta{Namespace: o.Namespace, Name: o.Name, UID: o.UID,
-			ResourceVersion: strconv.FormatInt(o.Rev, 10)})
+		if !identified {
+			p.Items = append(p.Items, meta.Meta{Namespace: o.Namespace, Name: o.Name, UID: o.UID,
+				ResourceVersion: strconv.FormatInt(o.Rev, 10)})
+			continue
+		}
+		m, id := simIdentify(o)
+		p.Items, p.IDs = append(p.Items, m), append(p.IDs, id)
 	}
 	return p, nil
+}
+
+// simIdentify reads o's metadata as the protobuf reader reads a page's item
+// (meta.Identify): its namespace, name, UID and revision, and its id, share one
+// allocation, which whatever keeps one of them must not outlive wrongly.
+func simIdentify(o sim.Object) (meta.Meta, string) {
+	item, err := (&metav1.PartialObjectMetadata{ObjectMeta: simObject(o).ObjectMeta}).Marshal()
+	if err != nil {
+		panic(err)
+	}
+	m, id, err := meta.Identify(item)
+	if err != nil {
+		panic(err)
+	}
+	return m, id
 }
 
 // GetRaw is one GET of a metadata-first relist: at the list's revision rv or
