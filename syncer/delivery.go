@@ -62,9 +62,12 @@ func (s *Syncer) enqueueUpdates(ups []Update) {
 			ups = ups[k:]
 			continue
 		}
+		// Exactly k: a consumer that keeps up takes most batches as they are
+		// made, one object's updates each, and room for more would be garbage
+		// (16 updates of 104 bytes for each object of a sync); a batch that
+		// waits grows by append.
 		k := min(s.cfg.maxBatch, len(ups))
-		batch := make([]Update, k, min(s.cfg.maxBatch, max(k, 16)))
-		copy(batch, ups[:k])
+		batch := append([]Update(nil), ups[:k]...)
 		s.enqueue(&updateBatch{updates: batch})
 		ups = ups[k:]
 	}

@@ -65,10 +65,15 @@ func (ts *typeState) step(ev event, now time.Time) commands {
 	if ev.gen != ts.run.n {
 		return nil // from a watcher that was already replaced
 	}
-	var out commands
+	out := make(commands, 0, stepCommands)
 	rv, confirmed := ts.heard(ev, now, &out) // freshness.go: read before the arm changes the type
 	return ts.take(stepCursor{ev: ev, now: now, rv: rv, confirmed: confirmed}, out)
 }
+
+// stepCommands is room for what most steps decide (an event's updates, its
+// confirmation, the note that the server answered), made at once rather than
+// grown: a sync takes a step for each object of a stream.
+const stepCommands = 4
 
 // stepCursor is a step under way: its event and time, what it read before
 // its arm (typeState.heard: the revision the event confirms, if confirmed),
