@@ -49,6 +49,15 @@ type confirmAt struct{ rv string }
 // tell is a call to the Observer.
 type tell func(Observer)
 
+// eventReceived tells the Observer that the type's stream brought something
+// (Observer.EventReceived); keysHeld, how many keys the type holds
+// (Observer.Keys). Every event of a stream makes them: as data, not as tells,
+// they cost a step no closure.
+type (
+	eventReceived struct{}
+	keysHeld      int
+)
+
 // reachedServer tells the loop whether the type's request reached the
 // apiserver, for the wake-up after an outage (Syncer.reachedServer).
 type reachedServer bool
@@ -71,6 +80,8 @@ func (queue) isCommand()         {}
 func (queueUpdates) isCommand()  {}
 func (confirmAt) isCommand()     {}
 func (tell) isCommand()          {}
+func (eventReceived) isCommand() {}
+func (keysHeld) isCommand()      {}
 func (publishStatus) isCommand() {}
 func (reachedServer) isCommand() {}
 
@@ -97,6 +108,10 @@ func (s *Syncer) exec(ctx context.Context, ts *typeState, cmds commands) {
 			s.reachedAt(ts, c.rv)
 		case tell:
 			c(s.cfg.observer)
+		case eventReceived:
+			s.cfg.observer.EventReceived(ts.t.Name)
+		case keysHeld:
+			s.cfg.observer.Keys(ts.t.Name, int(c))
 		case publishStatus:
 			s.publish(ts, c.st)
 			s.phaseIs(ts, c.st.Phase)

@@ -118,7 +118,7 @@ func (ts *typeState) arm(c *stepCursor, out *commands) bool {
 		if !ts.applyFrom(c, out) {
 			return false
 		}
-		out.add(received(ts))
+		out.add(eventReceived{})
 	case evInitDone:
 		ts.finishList(ev.rv, out)
 	case evWatchOpened:
@@ -172,19 +172,13 @@ func forceList(ts *typeState) commands {
 	return commands{stopWatcher{}, ts.next(0)}
 }
 
-// received tells the Observer that the type's stream brought something.
-func received(ts *typeState) tell {
-	name := ts.t.Name
-	return func(o Observer) { o.EventReceived(name) }
-}
-
 // observe tells the observer the type's key count and status when they changed,
 // and Statuses the type's status when it changed: the step runs for every
 // event, and an observer may take a lock per call.
 func (ts *typeState) observe(now time.Time, out *commands) {
 	o, name := &ts.observed, ts.t.Name
 	if n := ts.ledger.KeyCount(); !o.told || n != o.objects {
-		out.add(tell(func(ob Observer) { ob.Keys(name, n) }))
+		out.add(keysHeld(n))
 		o.objects = n
 	}
 	if st := ts.statusOf(now); !o.told || st != o.status {
@@ -210,7 +204,7 @@ func (ts *typeState) observe(now time.Time, out *commands) {
 // resumed type's catch-up ends once its watch reaches the server's revision at
 // start (typeState.reached).
 func (ts *typeState) progress(rv string, out *commands) {
-	out.add(received(ts))
+	out.add(eventReceived{})
 	switch r := ts.read.(type) {
 	case *watchFrom:
 		r.reach(rv)
