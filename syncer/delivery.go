@@ -1,5 +1,7 @@
 package syncer
 
+import "slices"
+
 // delivery is one callback call waiting for the consumer. The queue of deliveries is
 // FIFO, which is what flushes pending updates before a later status change. The
 // marker method seals the union: only the kinds below, and resumedSignal
@@ -67,7 +69,7 @@ func (s *Syncer) enqueueUpdates(ups []Update) {
 		// (16 updates of 104 bytes for each object of a sync); a batch that
 		// waits grows by append.
 		k := min(s.cfg.maxBatch, len(ups))
-		batch := append([]Update(nil), ups[:k]...)
+		batch := slices.Clone(ups[:k])
 		s.enqueue(&updateBatch{updates: batch})
 		ups = ups[k:]
 	}

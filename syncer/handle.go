@@ -70,9 +70,9 @@ func (ts *typeState) step(ev event, now time.Time) commands {
 	return ts.take(stepCursor{ev: ev, now: now, rv: rv, confirmed: confirmed}, out)
 }
 
-// stepCommands is room for what most steps decide (an event's updates, its
-// confirmation, the note that the server answered), made at once rather than
-// grown: a sync takes a step for each object of a stream.
+// stepCommands is room for what a step of a stream's object decides (the event
+// received, its updates, the keys held, whether the server answered), made at
+// once rather than grown: a sync takes a step for each object of a stream.
 const stepCommands = 4
 
 // stepCursor is a step under way: its event and time, what it read before
