@@ -39,7 +39,7 @@ type startWatcher struct {
 type queue struct{ d delivery }
 
 // queueUpdates appends updates to the queue, joining the last open batch
-// (Syncer.enqueueUpdates).
+// (Syncer.enqueueUpdates), which takes ups: a step makes them for it.
 type queueUpdates struct{ ups []Update }
 
 // confirmAt marks in the queue that the type's view reached rv, behind the
@@ -51,20 +51,23 @@ type tell func(Observer)
 
 // eventReceived tells the Observer that the type's stream brought something
 // (Observer.EventReceived); keysHeld, how many keys the type holds
-// (Observer.Keys). Every event of a stream makes them: as data, not as tells,
-// they cost a step no closure.
+// (Observer.Keys), the count the step noted (typeState.observed). Every event
+// of a stream makes them: as data, not as tells, they cost a step no closure,
+// and as empty structs no allocation either.
 type (
 	eventReceived struct{}
-	keysHeld      int
+	keysHeld      struct{}
 )
 
 // reachedServer tells the loop whether the type's request reached the
 // apiserver, for the wake-up after an outage (Syncer.reachedServer).
 type reachedServer bool
 
-// publishStatus puts the type's status where Statuses reads it
-// (Syncer.publish).
-type publishStatus struct{ st TypeStatus }
+// publishStatus puts the type's status that the step noted
+// (typeState.observed) where Statuses reads it (Syncer.publish). It carries no
+// copy: a status changes at every object of a sync (its count), and a copy in
+// a command would be an allocation each time.
+type publishStatus struct{}
 
 // decode asks the loop to decode the object a step stopped at (step's
 // ev.objs[at]), which its watcher left undecoded, and to take the rest of the
@@ -111,10 +114,11 @@ func (s *Syncer) exec(ctx context.Context, ts *typeState, cmds commands) {
 		case eventReceived:
 			s.cfg.observer.EventReceived(ts.t.Name)
 		case keysHeld:
-			s.cfg.observer.Keys(ts.t.Name, int(c))
+			s.cfg.observer.Keys(ts.t.Name, ts.observed.objects)
 		case publishStatus:
-			s.publish(ts, c.st)
-			s.phaseIs(ts, c.st.Phase)
+			st := ts.observed.published
+			s.publish(ts, st)
+			s.phaseIs(ts, st.Phase)
 		case reachedServer:
 			s.reachedServer(ctx, ts, bool(c))
 		default:

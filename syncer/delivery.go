@@ -1,7 +1,5 @@
 package syncer
 
-import "slices"
-
 // delivery is one callback call waiting for the consumer. The queue of deliveries is
 // FIFO, which is what flushes pending updates before a later status change. The
 // marker method seals the union: only the kinds below, and resumedSignal
@@ -54,7 +52,8 @@ func (s *Syncer) enqueue(d delivery) {
 }
 
 // enqueueUpdates adds updates to the queue in batches of at most maxBatch, filling
-// the last queued batch first: while the consumer is busy, updates coalesce.
+// the last queued batch first: while the consumer is busy, updates coalesce. It
+// takes ups: a new batch is a part of it, which the caller must not use again.
 func (s *Syncer) enqueueUpdates(ups []Update) {
 	for len(ups) > 0 {
 		if last := s.openBatch(); last != nil {
@@ -64,13 +63,13 @@ func (s *Syncer) enqueueUpdates(ups []Update) {
 			ups = ups[k:]
 			continue
 		}
-		// Exactly k: a consumer that keeps up takes most batches as they are
-		// made, one object's updates each, and room for more would be garbage
-		// (16 updates of 104 bytes for each object of a sync); a batch that
-		// waits grows by append.
+		// ups itself, exactly k long: a consumer that keeps up takes most
+		// batches as they are made, one object's updates each, which the step
+		// made for them; a copy, or room for more, would be garbage at every
+		// object of a sync. A batch that waits grows by append, into an array
+		// of its own.
 		k := min(s.cfg.maxBatch, len(ups))
-		batch := slices.Clone(ups[:k])
-		s.enqueue(&updateBatch{updates: batch})
+		s.enqueue(&updateBatch{updates: ups[:k:k]})
 		ups = ups[k:]
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
-
-	"github.com/kubesync/kubesync/internal/ledger"
 )
 
 // fail is the step of a failed request (evError, and evFenceFailed, an error
@@ -67,7 +65,7 @@ func (ts *typeState) enact(v verdict, ev event, now time.Time, log logrus.FieldL
 		ts.retryList()
 	}
 	if v.forget {
-		ts.ledger.clear(func(f ledger.Forgotten) { ts.emitGone(f, out) })
+		ts.emitAllGone(ts.ledger.clear, out)
 		ts.flushHeld(out)
 	}
 	ts.reread(v.reshape)

@@ -71,9 +71,10 @@ func (ts *typeState) step(ev event, now time.Time) commands {
 }
 
 // stepCommands is room for what a step of a stream's object decides (the event
-// received, its updates, the keys held, whether the server answered), made at
-// once rather than grown: a sync takes a step for each object of a stream.
-const stepCommands = 4
+// received, its updates, the keys held, the status to publish, whether the
+// server answered, and one to spare), made at once rather than grown: a sync
+// takes a step for each object of a stream.
+const stepCommands = 6
 
 // stepCursor is a step under way: its event and time, what it read before
 // its arm (typeState.heard: the revision the event confirms, if confirmed),
@@ -178,7 +179,7 @@ func forceList(ts *typeState) commands {
 func (ts *typeState) observe(now time.Time, out *commands) {
 	o, name := &ts.observed, ts.t.Name
 	if n := ts.ledger.KeyCount(); !o.told || n != o.objects {
-		out.add(keysHeld(n))
+		out.add(keysHeld{})
 		o.objects = n
 	}
 	if st := ts.statusOf(now); !o.told || st != o.status {
@@ -188,7 +189,7 @@ func (ts *typeState) observe(now time.Time, out *commands) {
 	o.told = true
 	if st := ts.typeStatus(now); st != o.published {
 		o.published = st
-		out.add(publishStatus{st})
+		out.add(publishStatus{})
 	}
 }
 
@@ -345,7 +346,18 @@ func (ts *typeState) finishList(rv string, out *commands) {
 
 // sweep reports Deleted for every object not marked with epoch.
 func (ts *typeState) sweep(epoch uint32, out *commands) {
-	ts.ledger.sweep(epoch, func(f ledger.Forgotten) { ts.emitGone(f, out) })
+	ts.emitAllGone(func(gone func(ledger.Forgotten)) { ts.ledger.sweep(epoch, gone) }, out)
+}
+
+// emitAllGone reports Deleted for every object that walk has the ledger
+// forget. What it forgets is collected and reported after the walk: a
+// callback that held out would move the commands of every step to the heap.
+func (ts *typeState) emitAllGone(walk func(func(ledger.Forgotten)), out *commands) {
+	var gone []ledger.Forgotten
+	walk(func(f ledger.Forgotten) { gone = append(gone, f) })
+	for _, f := range gone {
+		ts.emitGone(f, out)
+	}
 }
 
 // emitGone reports Deleted, with the object's UID, for the keys of an object the

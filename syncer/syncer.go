@@ -313,7 +313,11 @@ func (s *Syncer) run(ctx context.Context) {
 			s.unreachableFired(ctx)
 		case out <- next:
 			s.queue[0] = nil
-			s.queue = s.queue[1:]
+			if len(s.queue) == 1 {
+				s.queue = s.queue[:0] // emptied: the next delivery takes this slot, no new array
+			} else {
+				s.queue = s.queue[1:]
+			}
 			if b, ok := next.(*updateBatch); ok {
 				s.queued -= len(b.updates)
 			}

@@ -157,12 +157,20 @@ func (l *Ledger) sameRev(id string, e entry, rev string) bool {
 	if e.has(oddRev) {
 		return l.oddRevs[id] == rev
 	}
-	// A packed revision was stored in canonical form: no sign, no leading zero.
-	if rev == "" || (rev[0] == '0' && rev != "0") {
-		return false
+	n, ok := packable(rev)
+	return ok && n == e.rev()
+}
+
+// packable reads rev as a revision a record packs: a decimal integer below
+// 2^48 in canonical form (no sign, no leading zero), so that formatting the
+// packed number gives rev back. It allocates nothing: Put runs for every
+// object of a sync.
+func packable(rev string) (uint64, bool) {
+	if rev == "" || rev[0] == '0' && rev != "0" {
+		return 0, false
 	}
-	n, err := strconv.ParseUint(rev, 10, 64)
-	return err == nil && n == e.rev()
+	n, err := strconv.ParseUint(rev, 10, 64) // digits only: base 10 takes no sign or underscore
+	return n, err == nil && n <= revMask
 }
 
 func (l *Ledger) revOf(id string, e entry) string {
@@ -219,7 +227,7 @@ func (l *Ledger) Put(id, rev string, uid types.UID, keys []resources.Key, epoch 
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	e := entry(0).withMark(epoch)
-	if n, err := strconv.ParseUint(rev, 10, 64); err == nil && n <= revMask && strconv.FormatUint(n, 10) == rev {
+	if n, ok := packable(rev); ok {
 		e |= entry(n)
 		delete(l.oddRevs, id)
 	} else {

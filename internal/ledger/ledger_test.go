@@ -225,6 +225,33 @@ func TestUIDsRoundTripOnlyInCanonicalForm(t *testing.T) {
 	}
 }
 
+func TestRevisionsPackOnlyInCanonicalForm(t *testing.T) {
+	for rev, packed := range map[string]bool{
+		"0":               true,
+		"42":              true,
+		"281474976710655": true,  // 2^48-1
+		"281474976710656": false, // 2^48: past the packed bits
+		"042":             false, // would come back as "42"
+		"+42":             false,
+		"4_2":             false,
+		"-1":              false,
+		"":                false,
+		"abc":             false,
+	} {
+		l := New(resources.Pods)
+		l.Put("ns/a", rev, "", []resources.Key{resources.Pods.KeyFor("ns", "a")}, 1)
+		if got := len(l.oddRevs) == 0; got != packed {
+			t.Errorf("Put at %q packed the revision: %v, want %v", rev, got, packed)
+		}
+		if !l.Known("ns/a", rev, "") {
+			t.Errorf("Put at %q is not known at %q", rev, rev)
+		}
+		if got := l.Remove("ns/a").Rev; got != rev {
+			t.Errorf("Put at %q forgot %q", rev, got)
+		}
+	}
+}
+
 func TestLedgerRecordIs32Bytes(t *testing.T) {
 	if n := unsafe.Sizeof(record{}); n != 32 {
 		t.Errorf("a record takes %d bytes; the ledger's budget counts on 32", n)
