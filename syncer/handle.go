@@ -350,14 +350,13 @@ func (ts *typeState) sweep(epoch uint32, out *commands) {
 }
 
 // emitAllGone reports Deleted for every object that walk has the ledger
-// forget. What it forgets is collected and reported after the walk: a
-// callback that held out would move the commands of every step to the heap.
+// forget. The walk's callback adds to commands of its own, joined to out
+// after: a callback that held out would move the commands of every step to
+// the heap.
 func (ts *typeState) emitAllGone(walk func(func(ledger.Forgotten)), out *commands) {
-	var gone []ledger.Forgotten
-	walk(func(f ledger.Forgotten) { gone = append(gone, f) })
-	for _, f := range gone {
-		ts.emitGone(f, out)
-	}
+	var gone commands
+	walk(func(f ledger.Forgotten) { ts.emitGone(f, &gone) })
+	out.add(gone...)
 }
 
 // emitGone reports Deleted, with the object's UID, for the keys of an object the
