@@ -32,10 +32,11 @@ import (
 // stream is recorded once from syncertest's server and replayed gzipped, as
 // kube-apiserver sends it, so that what the server spends encoding is not in
 // the figure: cpu-ms/op is the process's CPU, and nearly all of it the
-// syncer's. On a shared machine it is a steadier figure than a whole bench
-// run's CPU to InSync, and what A/B comparisons of the read path use.
+// syncer's. Its allocations are the same from run to run; its CPU, on a shared
+// machine, spreads by a third (docs/cpu.md), so that an A/B comparison runs
+// two builds' test binaries in turn, several times each.
 //
-//	go test -run '^$' -bench StreamedSync -benchmem -count 6 ./syncer
+//	go test -run '^$' -bench StreamedSync -benchmem ./syncer
 func BenchmarkStreamedSync(b *testing.B) {
 	const n = 10000
 	api := syncertest.NewAPIWith([]resources.Type{resources.RoleBindings}, syncertest.SharingRevisions(&syncertest.Revisions{}))
@@ -51,7 +52,7 @@ func BenchmarkStreamedSync(b *testing.B) {
 	log := logrus.New()
 	log.SetLevel(logrus.ErrorLevel)
 
-	sync := func() {
+	syncOnce := func() {
 		synced := make(chan struct{})
 		var once sync.Once
 		cb := statusCallbacks(func(st syncer.SyncStatus) {
@@ -74,7 +75,7 @@ func BenchmarkStreamedSync(b *testing.B) {
 		s.Stop()
 		s.Wait()
 	}
-	sync() // records the stream
+	syncOnce() // records the stream
 	if rp.recorded() == 0 {
 		b.Fatal("no stream was recorded")
 	}
@@ -82,7 +83,7 @@ func BenchmarkStreamedSync(b *testing.B) {
 	var cpu time.Duration
 	for b.Loop() {
 		cpu0 := processCPU()
-		sync()
+		syncOnce()
 		cpu += processCPU() - cpu0
 	}
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
