@@ -52,7 +52,7 @@ func BenchmarkStreamedSync(b *testing.B) {
 	log := logrus.New()
 	log.SetLevel(logrus.ErrorLevel)
 
-	syncOnce := func() {
+	firstSync := func() {
 		synced := make(chan struct{})
 		var once sync.Once
 		cb := statusCallbacks(func(st syncer.SyncStatus) {
@@ -75,7 +75,7 @@ func BenchmarkStreamedSync(b *testing.B) {
 		s.Stop()
 		s.Wait()
 	}
-	syncOnce() // records the stream
+	firstSync() // records the stream
 	if rp.recorded() == 0 {
 		b.Fatal("no stream was recorded")
 	}
@@ -83,7 +83,7 @@ func BenchmarkStreamedSync(b *testing.B) {
 	var cpu time.Duration
 	for b.Loop() {
 		cpu0 := processCPU()
-		syncOnce()
+		firstSync()
 		cpu += processCPU() - cpu0
 	}
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
