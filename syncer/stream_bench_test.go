@@ -32,7 +32,7 @@ import (
 // stream is recorded once from syncertest's server and replayed gzipped, as
 // kube-apiserver sends it, so that what the server spends encoding is not in
 // the figure: cpu-ms/op is the process's CPU, and nearly all of it the
-// syncer's. Its allocations are the same from run to run; its CPU, on a shared
+// syncer's. Its allocations repeat within 1%; its CPU, on a shared
 // machine, spreads by a third (docs/cpu.md), so that an A/B comparison runs
 // two builds' test binaries in turn, several times each.
 //
