@@ -3,7 +3,6 @@ package checkpoint_test
 import (
 	"fmt"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubesync/kubesync/checkpoint"
+	"github.com/kubesync/kubesync/internal/cputime"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 )
@@ -211,25 +211,15 @@ func BenchmarkOpenFleet(b *testing.B) {
 	b.ResetTimer()
 	var cpu time.Duration
 	for b.Loop() {
-		cpu0 := cpuTime()
+		cpu0 := cputime.Process()
 		s, snap, err := checkpoint.Open(path, here, ts, checkpoint.WithLogger(log))
-		cpu += cpuTime() - cpu0
+		cpu += cputime.Process() - cpu0
 		if err != nil || snap.Len() != total {
 			b.Fatal(err)
 		}
 		_ = s.Close()
 	}
 	reportCPU(b, cpu)
-}
-
-// cpuTime is the CPU time the process has used, user and system: on a shared
-// machine, a steadier figure than the wall time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // reportCPU reports the CPU milliseconds per operation.

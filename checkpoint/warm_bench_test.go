@@ -11,6 +11,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/kubesync/kubesync/checkpoint"
+	"github.com/kubesync/kubesync/internal/cputime"
 	"github.com/kubesync/kubesync/syncer"
 	"github.com/kubesync/kubesync/syncertest"
 )
@@ -65,14 +66,14 @@ func BenchmarkWarmStartFleet(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		cpu0 := cpuTime()
+		cpu0 := cputime.Process()
 		s.Start(context.Background())
 		select {
 		case <-w.resumed:
 		case <-time.After(time.Minute):
 			b.Fatal("no OnResumed within a minute")
 		}
-		cpu += cpuTime() - cpu0
+		cpu += cputime.Process() - cpu0
 		b.StopTimer()
 		s.Stop()
 		s.Wait()

@@ -11,16 +11,15 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/sirupsen/logrus"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubesync/kubesync/internal/cputime"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 	"github.com/kubesync/kubesync/syncertest"
@@ -49,18 +48,10 @@ func BenchmarkStreamedSync(b *testing.B) {
 	srv := httptest.NewServer(rp)
 	defer srv.Close()
 	cfg := &rest.Config{Host: srv.URL, QPS: -1}
-	log := logrus.New()
-	log.SetLevel(logrus.ErrorLevel)
 
 	firstSync := func() {
-		synced := make(chan struct{})
-		var once sync.Once
-		cb := statusCallbacks(func(st syncer.SyncStatus) {
-			if st == syncer.InSync {
-				once.Do(func() { close(synced) })
-			}
-		})
-		s, err := syncer.New(cfg, []resources.Type{resources.RoleBindings}, cb, syncer.WithLazyValues(), syncer.WithLogger(log))
+		synced := make(inSync)
+		s, err := syncer.New(cfg, []resources.Type{resources.RoleBindings}, synced, syncer.WithLazyValues(), quietLogger())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -82,9 +73,9 @@ func BenchmarkStreamedSync(b *testing.B) {
 	b.ResetTimer()
 	var cpu time.Duration
 	for b.Loop() {
-		cpu0 := processCPU()
+		cpu0 := cputime.Process()
 		firstSync()
-		cpu += processCPU() - cpu0
+		cpu += cputime.Process() - cpu0
 	}
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 }
@@ -188,7 +179,6 @@ func (rp *replay) stream(r *http.Request) ([]byte, error) {
 	var zipped bytes.Buffer
 	zw := gzip.NewWriter(&zipped)
 	for range rp.frames {
-
 		var size [4]byte
 		if _, err := io.ReadFull(resp.Body, size[:]); err != nil {
 			return nil, fmt.Errorf("reading a frame's length: %w", err)
@@ -211,19 +201,4 @@ func (rp *replay) stream(r *http.Request) ([]byte, error) {
 	}
 	rp.streams[key] = zipped.Bytes()
 	return zipped.Bytes(), nil
-}
-
-// statusCallbacks hears the syncer's status and ignores its updates.
-type statusCallbacks func(syncer.SyncStatus)
-
-func (f statusCallbacks) OnStatusUpdated(st syncer.SyncStatus) { f(st) }
-func (statusCallbacks) OnUpdates([]syncer.Update)              {}
-
-// processCPU is the CPU time the process has used, user and system.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubesync/kubesync/fv/orchestrate"
+	"github.com/kubesync/kubesync/internal/cputime"
 	"github.com/kubesync/kubesync/internal/wire"
 )
 
@@ -157,9 +158,9 @@ func initialSync(ctx context.Context, a ContenderArgs, c contender) (Message, er
 	heap0 := liveHeap()
 	syncCtx, cancel := context.WithTimeout(ctx, syncTimeout)
 	smp, read0 := startSampler(), bytesRead()
-	start, cpu0 := time.Now(), cpuSeconds()
+	start, cpu0 := time.Now(), cputime.Process().Seconds()
 	n, err := c.sync(syncCtx)
-	took, cpu := time.Since(start), cpuSeconds()-cpu0
+	took, cpu := time.Since(start), cputime.Process().Seconds()-cpu0
 	read := bytesRead() - read0
 	samples := smp.stop()
 	cancel()
@@ -222,7 +223,7 @@ func serveCommands(ctx context.Context, a ContenderArgs, c contender, in io.Read
 			if err != nil {
 				return err
 			}
-			win = relistWindow{cpu0: cpuSeconds(), read0: bytesRead(), smp: startSampler(), prof: prof}
+			win = relistWindow{cpu0: cputime.Process().Seconds(), read0: bytesRead(), smp: startSampler(), prof: prof}
 			c.arm(cmd.Token, cmd.Expected)
 			if err := w.write(Message{Type: "armed"}); err != nil {
 				return err
@@ -255,7 +256,7 @@ func relisted(ctx context.Context, kind string, c contender, startedAt time.Time
 	rctx, cancel := context.WithTimeout(ctx, relistTimeout)
 	doneAt, changed, saw, err := c.relisted(rctx)
 	cancel()
-	cpu, read := cpuSeconds()-win.cpu0, bytesRead()-win.read0
+	cpu, read := cputime.Process().Seconds()-win.cpu0, bytesRead()-win.read0
 	samples := win.smp.stop()
 	win.prof.stop()
 	if err != nil {

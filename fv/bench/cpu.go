@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kubesync/kubesync/internal/cputime"
 )
 
 // Sample is one reading of a contender's resident set and CPU time, taken every
@@ -65,10 +67,10 @@ type sampler struct {
 // startSampler starts sampling; the first sample is taken now.
 func startSampler() *sampler {
 	s := &sampler{stopCh: make(chan struct{}), done: make(chan struct{})}
-	start, cpu0 := time.Now(), cpuSeconds()
+	start, cpu0 := time.Now(), cputime.Process().Seconds()
 	take := func() {
 		s.mu.Lock()
-		s.out = append(s.out, Sample{T: time.Since(start).Seconds(), RSS: rssNow(), CPU: cpuSeconds() - cpu0})
+		s.out = append(s.out, Sample{T: time.Since(start).Seconds(), RSS: rssNow(), CPU: cputime.Process().Seconds() - cpu0})
 		s.mu.Unlock()
 	}
 	take()

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"k8s.io/client-go/rest"
 
+	"github.com/kubesync/kubesync/internal/cputime"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/snapshot"
 	"github.com/kubesync/kubesync/syncer"
@@ -173,7 +173,7 @@ func (f *fanout) sync(ctx context.Context) (int, error) {
 		consumers[i] = &counting{synced: make(chan struct{})}
 		subs[i] = broker.Subscribe(runCtx, consumers[i])
 	}
-	cpu0, start := cpuSeconds(), time.Now()
+	cpu0, start := cputime.Process().Seconds(), time.Now()
 	s.Start(runCtx)
 	f.stops = append(f.stops, func() { s.Stop(); s.Wait() })
 	for _, c := range consumers {
@@ -184,7 +184,7 @@ func (f *fanout) sync(ctx context.Context) (int, error) {
 	if err := caughtUp(ctx, subs...); err != nil {
 		return 0, err
 	}
-	f.result.CPUSeconds, f.result.SyncSeconds = cpuSeconds()-cpu0, time.Since(start).Seconds()
+	f.result.CPUSeconds, f.result.SyncSeconds = cputime.Process().Seconds()-cpu0, time.Since(start).Seconds()
 	n := broker.Store().Len(f.wl.typ.Kind)
 	for i, c := range consumers {
 		if got := int(c.keys.Load()); got != n {
@@ -215,7 +215,7 @@ func (f *fanout) syncOwn(ctx, runCtx context.Context, before Memory) (int, error
 		}
 		syncers[i] = s
 	}
-	cpu0, start := cpuSeconds(), time.Now()
+	cpu0, start := cputime.Process().Seconds(), time.Now()
 	for _, s := range syncers {
 		s.Start(runCtx)
 		f.stops = append(f.stops, func() { s.Stop(); s.Wait() })
@@ -225,7 +225,7 @@ func (f *fanout) syncOwn(ctx, runCtx context.Context, before Memory) (int, error
 			return 0, err
 		}
 	}
-	f.result.CPUSeconds, f.result.SyncSeconds = cpuSeconds()-cpu0, time.Since(start).Seconds()
+	f.result.CPUSeconds, f.result.SyncSeconds = cputime.Process().Seconds()-cpu0, time.Since(start).Seconds()
 	synced, err := ReadMemory()
 	if err != nil {
 		return 0, err
@@ -233,15 +233,6 @@ func (f *fanout) syncOwn(ctx, runCtx context.Context, before Memory) (int, error
 	f.result.StoreHeap = synced.HeapAlloc - min(before.HeapAlloc, synced.HeapAlloc)
 	f.result.SyncPeakRSS = synced.PeakRSS
 	return stores[0].Len(f.wl.typ.Kind), nil
-}
-
-// cpuSeconds is the process's user+system CPU time.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 func (f *fanout) arm(string, int) {}

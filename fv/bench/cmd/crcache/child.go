@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/kubesync/kubesync/crcache"
 	"github.com/kubesync/kubesync/fv/bench"
+	"github.com/kubesync/kubesync/internal/cputime"
 )
 
 // result is what one cache's process measured, printed as one JSON line.
@@ -79,7 +79,7 @@ func child(kubeconfig, name string, pods, perNS int) error {
 // getCPU is the CPU of one Get, over 2,000 Gets of pods across namespaces.
 func getCPU(ctx context.Context, c cache.Cache, pods, perNS int) (float64, error) {
 	const n = 2000
-	cpu0 := cpuSeconds()
+	cpu0 := cputime.Process().Seconds()
 	for i := 0; i < n; i++ {
 		j := (i * 7919) % pods
 		key := types.NamespacedName{Namespace: nsName(j / perNS), Name: podName(j)}
@@ -88,13 +88,13 @@ func getCPU(ctx context.Context, c cache.Cache, pods, perNS int) (float64, error
 			return 0, fmt.Errorf("get %v: %w", key, err)
 		}
 	}
-	return (cpuSeconds() - cpu0) / n, nil
+	return (cputime.Process().Seconds() - cpu0) / n, nil
 }
 
 // listCPU is the CPU of one List of a namespace's pods, over 10 Lists.
 func listCPU(ctx context.Context, c cache.Cache) (float64, int, error) {
 	const n = 10
-	cpu0, got := cpuSeconds(), 0
+	cpu0, got := cputime.Process().Seconds(), 0
 	for i := 0; i < n; i++ {
 		var l corev1.PodList
 		if err := c.List(ctx, &l, client.InNamespace(nsName(0))); err != nil {
@@ -102,15 +102,7 @@ func listCPU(ctx context.Context, c cache.Cache) (float64, int, error) {
 		}
 		got = len(l.Items)
 	}
-	return (cpuSeconds() - cpu0) / n, got, nil
-}
-
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+	return (cputime.Process().Seconds() - cpu0) / n, got, nil
 }
 
 // peakRSS is VmHWM, the process's peak resident set, in bytes.
