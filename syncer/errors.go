@@ -99,15 +99,18 @@ const (
 	// classUnavailable: a 503, which did not reach the apiserver.
 	classUnavailable
 	// classTransport: the request did not reach the apiserver, or got nothing
-	// back (a refused or reset connection, a timeout): unreachable says.
+	// back (a reset connection, a timeout): unreachable says.
 	classTransport
+	// classNotSent: the request never left the client, which had no connection
+	// to send it on (a dial refused, a TLS handshake timed out): notSent says.
+	classNotSent
 	// classOddStatus: an API status without an HTTP code.
 	classOddStatus
 )
 
 var classNames = [...]string{"other", "expired", "behind", "missing", "forbidden", "unauthorized", "unsupported",
 	"stalled", "too many requests", "stream ended", "server error", "bad gateway", "unavailable", "transport",
-	"odd status"}
+	"not sent", "odd status"}
 
 func (c errorClass) String() string {
 	if int(c) < len(classNames) {
@@ -118,7 +121,8 @@ func (c errorClass) String() string {
 
 // reached: an error of the class shows the server reached (rule 19).
 func (c errorClass) reached() bool {
-	return c != classStalled && c != classBadGateway && c != classUnavailable && c != classTransport
+	return c != classStalled && c != classBadGateway && c != classUnavailable && c != classTransport &&
+		c != classNotSent
 }
 
 // transient: the class has no rule of its own in the table: retried on the
@@ -136,8 +140,8 @@ func (c errorClass) endsStream() bool {
 }
 
 // transport: the error is not an answer of the server's (an API status) nor a
-// stream's clean end before its initial events: a connection refused, reset
-// or broken on the way.
+// stream's clean end before its initial events: a connection reset or broken
+// on the way. A request never sent (classNotSent) says nothing of streams.
 func (c errorClass) transport() bool { return c == classTransport || c == classOther }
 
 // classify reads which class of the failure policy's table err is.
@@ -170,7 +174,10 @@ func classify(err error) errorClass {
 func classifyTransient(err error) errorClass {
 	var st apierrors.APIStatus
 	if !errors.As(err, &st) {
-		if unreachable(err) {
+		switch {
+		case notSent(err):
+			return classNotSent
+		case unreachable(err):
 			return classTransport
 		}
 		return classOther

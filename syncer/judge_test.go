@@ -55,6 +55,8 @@ var judgeTable = map[errorClass][5]string{
 		"unreached, backoff", "unreached, backoff"},
 	classTransport: {"unreached, backoff", "unreached, retry-list, backoff", "unreached, retry-list, page-once, backoff",
 		"unreached, backoff", "unreached, backoff"},
+	classNotSent: {"unreached, backoff", "unreached, retry-list, backoff", "unreached, retry-list, backoff",
+		"unreached, backoff", "unreached, backoff"},
 	classOther:     {"count-err, backoff", "retry-list, backoff", "retry-list, page-once, backoff", "backoff", "backoff"},
 	classOddStatus: {"count-err, backoff", "retry-list, backoff", "retry-list, backoff", "backoff", "backoff"},
 }
@@ -144,13 +146,51 @@ var _ = Describe("The failure policy", func() {
 			apierrors.NewInternalError(errors.New("boom")):                  classServerError,
 			status(http.StatusBadGateway):                                   classBadGateway,
 			apierrors.NewServiceUnavailable("restarting"):                   classUnavailable,
-			&net.OpError{Op: "dial", Err: errors.New("connection refused")}: classTransport,
+			&net.OpError{Op: "dial", Err: errors.New("connection refused")}: classNotSent,
+			&net.OpError{Op: "read", Err: errors.New("connection reset")}:   classTransport,
 			io.ErrUnexpectedEOF:                                             classTransport,
 			errPagesDiffer:                                                  classOther,
 			status(0):                                                       classOddStatus,
 		} {
 			Expect(classify(err)).To(Equal(want), "%v", err)
 		}
+	})
+
+	It("tells a request never sent from one cut on the way, as net/http reports them", func() {
+		get := func(rt http.RoundTripper, addr string) error {
+			req, err := http.NewRequest(http.MethodGet, addr, nil)
+			Expect(err).NotTo(HaveOccurred())
+			resp, err := rt.RoundTrip(req)
+			if err == nil {
+				resp.Body.Close()
+			}
+			return err
+		}
+		closed, err := net.Listen("tcp", "127.0.0.1:0")
+		Expect(err).NotTo(HaveOccurred())
+		refusedAddr := "http://" + closed.Addr().String()
+		Expect(closed.Close()).To(Succeed())
+		refused := get(&http.Transport{}, refusedAddr)
+
+		mute, err := net.Listen("tcp", "127.0.0.1:0") // accepts, never answers a handshake
+		Expect(err).NotTo(HaveOccurred())
+		defer mute.Close()
+		handshake := get(&http.Transport{TLSHandshakeTimeout: 50 * time.Millisecond}, "https://"+mute.Addr().String())
+
+		cut, err := net.Listen("tcp", "127.0.0.1:0") // reads the request, closes without a response
+		Expect(err).NotTo(HaveOccurred())
+		defer cut.Close()
+		go func() {
+			conn, err := cut.Accept()
+			if err == nil {
+				_, _ = conn.Read(make([]byte, 1024))
+				conn.Close()
+			}
+		}()
+		cutOff := get(&http.Transport{}, "http://"+cut.Addr().String())
+
+		Expect([]errorClass{classify(refused), classify(handshake), classify(cutOff)}).To(
+			Equal([]errorClass{classNotSent, classNotSent, classTransport}), "%v; %v; %v", refused, handshake, cutOff)
 	})
 })
 

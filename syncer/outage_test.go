@@ -185,4 +185,29 @@ var _ = Describe("An apiserver that cannot be reached", func() {
 		Eventually(requests).ShouldNot(BeEmpty())
 		Expect([]any{requests()[0].Verb, requests()[0].SendInitial}).To(Equal([]any{"watch", true}), "the strategy still streams")
 	})
+
+	It("retries a streaming list that was never sent as a stream, not as a paged list", func() {
+		e := newEnv([]string{"a"}, syncer.WithInitialList(syncer.Auto), syncer.WithTiming(syncer.Timing{Backoff: rateBackoff}))
+		defer e.shutdown()
+		e.api["a"].Set("1")
+		var failed atomic.Int32
+		e.api["a"].FailWatchCalls(func() error {
+			if failed.Add(1) > 2 {
+				return nil
+			}
+			return refused() // no connection to send it on
+		})
+		e.start()
+		e.waitInSync()
+		var reads []any
+		for _, c := range e.api["a"].Calls() {
+			if c.Verb != "stop" {
+				reads = append(reads, []any{c.Verb, c.SendInitial})
+			}
+		}
+		Expect(reads).NotTo(ContainElement([]any{"list", false}), "no paged list")
+		Expect(failed.Load()).To(BeNumerically(">", 2), "both faults fired")
+		Expect(reads[:3]).To(Equal([]any{[]any{"watch", true}, []any{"watch", true}, []any{"watch", true}}),
+			"a stream, retried as a stream, twice")
+	})
 })

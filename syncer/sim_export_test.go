@@ -132,6 +132,7 @@ const (
 	SimBreakWatchChurn       = simBreakWatchChurn
 	SimBreakExpiredWaits     = simBreakExpiredWaits
 	SimBreakShortCatchUp     = simBreakShortCatchUp
+	SimBreakUnsentPaged      = simBreakUnsentPaged
 	SimBreakNoRetell         = simBreakNoRetell
 	SimBreakDeletedRevision  = simBreakDeletedRevision
 	SimBreakStoreDrop        = simBreakStoreDrop

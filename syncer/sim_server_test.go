@@ -250,6 +250,9 @@ func (s *simLW) ListWithContext(ctx context.Context, opts metav1.ListOptions) (r
 
 // ListRaw is a list page on the raw path, decoded whole (wire.Page.List).
 func (s *simLW) ListRaw(ctx context.Context, opts metav1.ListOptions, _ bool) (wire.Page, error) {
+	if opts.Continue == "" && !s.fence(opts) {
+		s.r.checkUnsentStream(s.idx)
+	}
 	page, lm, err := s.listPage(ctx, opts, false)
 	if err != nil {
 		return wire.Page{}, err

@@ -136,13 +136,16 @@ func (s *simLW) streamRefusal(i int) error {
 // watcher).
 func (s *simLW) openStream(ctx context.Context, opts metav1.ListOptions) (wire.Stream, error) {
 	r := s.r
+	r.life.types[s.idx].unsentStream = false // a stream asked for again
 	if err := s.request(ctx, 0, false); err != nil {
 		return nil, err
 	}
 	r.cur.streamList = true
 	i, srv := s.server()
 	r.checkStreamFails(s.idx)
-	if err := s.streamRefusal(i); err != nil {
+	err := s.streamRefusal(i)
+	r.life.types[s.idx].unsentStream = errors.Is(err, errSimRefused)
+	if err != nil {
 		return nil, err
 	}
 	rv0 := srv.Cached(s.res())

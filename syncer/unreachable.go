@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -158,4 +159,16 @@ func unreachable(err error) bool {
 		errors.Is(err, errNoProgress) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) ||
 		utilnet.IsProbableEOF(err) || utilnet.IsHTTP2ConnectionLost(err) || utilnet.IsTimeout(err)
+}
+
+// notSent says whether err means the request never left the client: it had no
+// connection to send it on, because a dial failed (refused, timed out, a name
+// that does not resolve) or the TLS handshake timed out. Such an error says
+// nothing of what the server does with a request. net/http's handshake
+// timeout has no exported type; its message is what it offers.
+func notSent(err error) bool {
+	var opErr *net.OpError
+	var dnsErr *net.DNSError
+	return errors.As(err, &opErr) && opErr.Op == "dial" || errors.As(err, &dnsErr) ||
+		utilnet.IsConnectionRefused(err) || strings.Contains(err.Error(), "TLS handshake timeout")
 }
