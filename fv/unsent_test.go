@@ -15,53 +15,82 @@ import (
 	"github.com/kubesync/kubesync/syncer"
 )
 
-// A cold start whose streaming lists find no connection: what a fleet of
-// agents meets when the apiserver's TLS handshakes time out under load. A
-// request that was never sent says nothing of streams, so the lists are not
-// turned into pages.
-var _ = Describe("A cold start whose first connections are refused", func() {
-	It("streams every type once a connection is made, and lists none in pages", func(ctx SpecContext) {
-		types := []resources.Type{resources.Services.InNamespace("unsent"), resources.ConfigMaps.InNamespace("unsent")}
-		c := startCluster()
-		c.Namespace(ctx, "unsent")
-		for _, t := range types {
-			c.Create(ctx, t, "unsent", env.Seq("obj", 30)...)
-		}
-		log := &requestLog{}
-		p, err := controlplane.NewProxy(c.ControlPlane, controlplane.WithProxyRequestObserver(log.observe))
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(p.Close)
-		Expect(p.RefuseConnections(true)).To(Succeed())
-
-		cfg := p.Config()
-		var refused atomic.Int32
-		dialer := &net.Dialer{}
-		cfg.Dial = func(ctx context.Context, network, address string) (net.Conn, error) {
-			conn, err := dialer.DialContext(ctx, network, address)
-			if err != nil {
-				refused.Add(1)
+// A cold start whose streaming lists get no answer for want of a connection:
+// what a fleet of agents meets when an apiserver under load times out their
+// TLS handshakes or drops their connections. That says nothing of streams, so
+// the lists are not turned into pages.
+var _ = Describe("A cold start whose streaming lists get no answer", func() {
+	// countStreams counts, of what reached the proxy for t, the streams
+	// (watches) and the paged lists.
+	countStreams := func(log *requestLog, t resources.Type) (streams, lists int) {
+		for _, r := range log.since(0) {
+			if !strings.HasSuffix(r.path, "/"+t.GVR.Resource) {
+				continue
 			}
-			return conn, err
+			if r.watching {
+				streams++
+			} else {
+				lists++
+			}
 		}
-		_, m, obs := env.Run(cfg, types, syncer.WithInitialList(syncer.Auto))
-		Eventually(refused.Load).Should(BeNumerically(">=", 2), "the syncer's dials were refused")
-		Expect(p.RefuseConnections(false)).To(Succeed())
+		return streams, lists
+	}
 
-		env.InSync(m)
-		env.Consistent(ctx, c.Config(), m, types)
-		for _, t := range types {
-			var lists, streams int
-			for _, r := range log.since(0) {
-				if strings.HasSuffix(r.path, "/"+t.GVR.Resource) {
-					if r.watching {
-						streams++
-					} else {
-						lists++
+	DescribeTable("streams every type once a connection answers, and lists none in pages",
+		func(ctx SpecContext, dropped bool) {
+			types := []resources.Type{resources.Services.InNamespace("unsent"), resources.ConfigMaps.InNamespace("unsent")}
+			c := startCluster()
+			c.Namespace(ctx, "unsent")
+			for _, t := range types {
+				c.Create(ctx, t, "unsent", env.Seq("obj", 30)...)
+			}
+			log := &requestLog{}
+			p, err := controlplane.NewProxy(c.ControlPlane, controlplane.WithProxyRequestObserver(log.observe))
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(p.Close)
+			if dropped {
+				p.Blackhole(true) // requests held unanswered, their connections dropped after
+			} else {
+				Expect(p.RefuseConnections(true)).To(Succeed())
+			}
+
+			cfg := p.Config()
+			var refused atomic.Int32
+			dialer := &net.Dialer{}
+			cfg.Dial = func(ctx context.Context, network, address string) (net.Conn, error) {
+				conn, err := dialer.DialContext(ctx, network, address)
+				if err != nil {
+					refused.Add(1)
+				}
+				return conn, err
+			}
+			_, m, obs := env.Run(cfg, types, syncer.WithInitialList(syncer.Auto))
+			if dropped {
+				Eventually(func(g Gomega) {
+					for _, t := range types {
+						streams, _ := countStreams(log, t)
+						g.Expect(streams).To(BeNumerically(">=", 1), "%s's stream held", t.Name)
 					}
+				}).Should(Succeed())
+				p.Blackhole(false)
+			} else {
+				Eventually(refused.Load).Should(BeNumerically(">=", 2), "the syncer's dials were refused")
+				Expect(p.RefuseConnections(false)).To(Succeed())
+			}
+
+			env.InSync(m)
+			env.Consistent(ctx, c.Config(), m, types)
+			for _, t := range types {
+				streams, lists := countStreams(log, t)
+				Expect(lists).To(BeZero(), "%s listed in pages after its stream got no answer: %v", t.Name, obs.Reasons(t.Name))
+				if dropped {
+					Expect(streams).To(BeNumerically(">=", 2), "%s streamed again after its held stream was dropped", t.Name)
+				} else {
+					Expect(streams).To(BeNumerically(">=", 1), "%s streamed its list", t.Name)
 				}
 			}
-			Expect(lists).To(BeZero(), "%s listed in pages after a refused connection: %v", t.Name, obs.Reasons(t.Name))
-			Expect(streams).To(BeNumerically(">=", 1), "%s streamed its list", t.Name)
-		}
-	})
+		},
+		Entry("its connections refused", false),
+		Entry("its connection dropped before the response began", true),
+	)
 })

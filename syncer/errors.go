@@ -101,16 +101,17 @@ const (
 	// classTransport: the request did not reach the apiserver, or got nothing
 	// back (a reset connection, a timeout): unreachable says.
 	classTransport
-	// classNotSent: the request never left the client, which had no connection
-	// to send it on (a dial refused, a TLS handshake timed out): notSent says.
-	classNotSent
+	// classNoAnswer: the request got no answer for want of a connection: none
+	// was made (a dial refused, a TLS handshake timed out), or the one it went
+	// on closed before the response began: noAnswer says.
+	classNoAnswer
 	// classOddStatus: an API status without an HTTP code.
 	classOddStatus
 )
 
 var classNames = [...]string{"other", "expired", "behind", "missing", "forbidden", "unauthorized", "unsupported",
 	"stalled", "too many requests", "stream ended", "server error", "bad gateway", "unavailable", "transport",
-	"not sent", "odd status"}
+	"no answer", "odd status"}
 
 func (c errorClass) String() string {
 	if int(c) < len(classNames) {
@@ -122,7 +123,7 @@ func (c errorClass) String() string {
 // reached: an error of the class shows the server reached (rule 19).
 func (c errorClass) reached() bool {
 	return c != classStalled && c != classBadGateway && c != classUnavailable && c != classTransport &&
-		c != classNotSent
+		c != classNoAnswer
 }
 
 // transient: the class has no rule of its own in the table: retried on the
@@ -141,7 +142,8 @@ func (c errorClass) endsStream() bool {
 
 // transport: the error is not an answer of the server's (an API status) nor a
 // stream's clean end before its initial events: a connection reset or broken
-// on the way. A request never sent (classNotSent) says nothing of streams.
+// on the way. A request that got no answer for want of a connection
+// (classNoAnswer) says nothing of streams.
 func (c errorClass) transport() bool { return c == classTransport || c == classOther }
 
 // classify reads which class of the failure policy's table err is.
@@ -175,8 +177,8 @@ func classifyTransient(err error) errorClass {
 	var st apierrors.APIStatus
 	if !errors.As(err, &st) {
 		switch {
-		case notSent(err):
-			return classNotSent
+		case noAnswer(err):
+			return classNoAnswer
 		case unreachable(err):
 			return classTransport
 		}

@@ -55,7 +55,7 @@ var judgeTable = map[errorClass][5]string{
 		"unreached, backoff", "unreached, backoff"},
 	classTransport: {"unreached, backoff", "unreached, retry-list, backoff", "unreached, retry-list, page-once, backoff",
 		"unreached, backoff", "unreached, backoff"},
-	classNotSent: {"unreached, backoff", "unreached, retry-list, backoff", "unreached, retry-list, backoff",
+	classNoAnswer: {"unreached, backoff", "unreached, retry-list, backoff", "unreached, retry-list, backoff",
 		"unreached, backoff", "unreached, backoff"},
 	classOther:     {"count-err, backoff", "retry-list, backoff", "retry-list, page-once, backoff", "backoff", "backoff"},
 	classOddStatus: {"count-err, backoff", "retry-list, backoff", "retry-list, backoff", "backoff", "backoff"},
@@ -146,7 +146,7 @@ var _ = Describe("The failure policy", func() {
 			apierrors.NewInternalError(errors.New("boom")):                  classServerError,
 			status(http.StatusBadGateway):                                   classBadGateway,
 			apierrors.NewServiceUnavailable("restarting"):                   classUnavailable,
-			&net.OpError{Op: "dial", Err: errors.New("connection refused")}: classNotSent,
+			&net.OpError{Op: "dial", Err: errors.New("connection refused")}: classNoAnswer,
 			&net.OpError{Op: "read", Err: errors.New("connection reset")}:   classTransport,
 			io.ErrUnexpectedEOF:                                             classTransport,
 			errPagesDiffer:                                                  classOther,
@@ -156,14 +156,14 @@ var _ = Describe("The failure policy", func() {
 		}
 	})
 
-	It("tells a request never sent from one cut on the way, as net/http reports them", func() {
+	It("tells a request that got no answer from a response cut once it began, as net/http reports them", func() {
 		get := func(rt http.RoundTripper, addr string) error {
-			req, err := http.NewRequest(http.MethodGet, addr, nil)
-			Expect(err).NotTo(HaveOccurred())
-			resp, err := rt.RoundTrip(req)
-			if err == nil {
-				resp.Body.Close()
+			resp, err := (&http.Client{Transport: rt}).Get(addr)
+			if err != nil {
+				return err
 			}
+			defer resp.Body.Close()
+			_, err = io.ReadAll(resp.Body)
 			return err
 		}
 		closed, err := net.Listen("tcp", "127.0.0.1:0")
@@ -177,20 +177,27 @@ var _ = Describe("The failure policy", func() {
 		defer mute.Close()
 		handshake := get(&http.Transport{TLSHandshakeTimeout: 50 * time.Millisecond}, "https://"+mute.Addr().String())
 
-		cut, err := net.Listen("tcp", "127.0.0.1:0") // reads the request, closes without a response
-		Expect(err).NotTo(HaveOccurred())
-		defer cut.Close()
-		go func() {
-			conn, err := cut.Accept()
-			if err == nil {
-				_, _ = conn.Read(make([]byte, 1024))
-				conn.Close()
-			}
-		}()
-		cutOff := get(&http.Transport{}, "http://"+cut.Addr().String())
+		// answer reads a request, writes what it is given, and closes.
+		answer := func(what string) string {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(l.Close)
+			go func() {
+				conn, err := l.Accept()
+				if err == nil {
+					_, _ = conn.Read(make([]byte, 1024))
+					_, _ = conn.Write([]byte(what))
+					conn.Close()
+				}
+			}()
+			return "http://" + l.Addr().String()
+		}
+		lost := get(&http.Transport{}, answer(""))
+		cut := get(&http.Transport{}, answer("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"type\":"))
 
-		Expect([]errorClass{classify(refused), classify(handshake), classify(cutOff)}).To(
-			Equal([]errorClass{classNotSent, classNotSent, classTransport}), "%v; %v; %v", refused, handshake, cutOff)
+		Expect([]errorClass{classify(refused), classify(handshake), classify(lost), classify(cut)}).To(
+			Equal([]errorClass{classNoAnswer, classNoAnswer, classNoAnswer, classTransport}),
+			"%v; %v; %v; %v", refused, handshake, lost, cut)
 	})
 })
 

@@ -3,6 +3,8 @@ package syncer_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net/url"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -186,16 +188,19 @@ var _ = Describe("An apiserver that cannot be reached", func() {
 		Expect([]any{requests()[0].Verb, requests()[0].SendInitial}).To(Equal([]any{"watch", true}), "the strategy still streams")
 	})
 
-	It("retries a streaming list that was never sent as a stream, not as a paged list", func() {
+	It("retries a streaming list that got no answer for want of a connection as a stream, not as a paged list", func() {
 		e := newEnv([]string{"a"}, syncer.WithInitialList(syncer.Auto), syncer.WithTiming(syncer.Timing{Backoff: rateBackoff}))
 		defer e.shutdown()
 		e.api["a"].Set("1")
 		var failed atomic.Int32
 		e.api["a"].FailWatchCalls(func() error {
-			if failed.Add(1) > 2 {
-				return nil
+			switch failed.Add(1) {
+			case 1:
+				return refused() // no connection made
+			case 2: // the connection closed before the response began
+				return &url.Error{Op: "Get", URL: "https://apiserver/api/v1/a", Err: io.ErrUnexpectedEOF}
 			}
-			return refused() // no connection to send it on
+			return nil
 		})
 		e.start()
 		e.waitInSync()

@@ -33,7 +33,7 @@ const (
 	simBreakDeletedRevision  = "a Deleted delivered at its revision less one"
 	simBreakNoRetell         = "a cluster change's relist telling only what changed"
 	simBreakShortCatchUp     = "catch-up watches of timeoutSeconds 2"
-	simBreakUnsentPaged      = "a streaming list never sent retried as a paged list"
+	simBreakUnansweredPaged  = "a streaming list that got no answer retried as a paged list"
 )
 
 // breakEvent changes the event the loop is handed, or the type's state just
@@ -95,8 +95,8 @@ func (r *simRun) breakHandled(ts *typeState, ev event) {
 		if ev.kind == evInitDone && r.initial == Auto {
 			ts.initial.strategy = Paged
 		}
-	case simBreakUnsentPaged:
-		if ev.kind == evError && ev.stream && classify(ev.err) == classNotSent {
+	case simBreakUnansweredPaged:
+		if ev.kind == evError && ev.stream && classify(ev.err) == classNoAnswer {
 			ts.initial.pageOnce = true // as a stream cut on the way
 		}
 	case simBreakWatchChurn:

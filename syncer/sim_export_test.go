@@ -132,7 +132,7 @@ const (
 	SimBreakWatchChurn       = simBreakWatchChurn
 	SimBreakExpiredWaits     = simBreakExpiredWaits
 	SimBreakShortCatchUp     = simBreakShortCatchUp
-	SimBreakUnsentPaged      = simBreakUnsentPaged
+	SimBreakUnansweredPaged  = simBreakUnansweredPaged
 	SimBreakNoRetell         = simBreakNoRetell
 	SimBreakDeletedRevision  = simBreakDeletedRevision
 	SimBreakStoreDrop        = simBreakStoreDrop

@@ -50,7 +50,7 @@ const (
 	ruleExpiredAtOnce                  // a 410 waited a step although none relisted at once in its episode
 	ruleDeletedRevision                // a Deleted at a revision older than the one the consumer holds
 	ruleCatchUpBookmark                // a catch-up watch that the watch cache cannot bookmark before its end
-	ruleUnsentStream                   // a streaming list never sent retried as a paged list
+	ruleUnanswered                     // a streaming list that got no answer retried as a paged list
 	simRules
 )
 
@@ -61,7 +61,7 @@ var simRuleNames = [...]string{"revision-back", "deleted-uid", "deleted-unheld",
 	"broker",
 	"unreachable-late", "outage-relist", "wake-up",
 	"liveness", "statuses", "expired-at-once", "deleted-revision", "catchup-bookmark",
-	"unsent-stream"}
+	"unanswered-stream"}
 
 func (r simRule) String() string { return simRuleNames[r] }
 
@@ -79,9 +79,9 @@ type simTypeLife struct {
 	fenceRV int64
 	// streamFault: the server refused, stalled or cut one of its streams.
 	streamFault bool
-	// unsentStream: the type's last streaming list never reached a server: its
-	// connection was refused.
-	unsentStream bool
+	// unansweredStream: the type's last streaming list got no answer for want
+	// of a connection: refused, or closed before the response began.
+	unansweredStream bool
 	// streamFails: streaming lists in a row that failed on the server's side.
 	streamFails int
 	// The bound on requests: the plans of the current failure episode (since a
@@ -295,8 +295,8 @@ func (r *simRun) checkStreamFails(idx int) {
 func (r *simRun) noteStream(g *simGen, ev event) {
 	lt := &r.life.types[g.idx]
 	switch {
-	case ev.kind == evError && ev.stream && errors.Is(ev.err, errSimRefused):
-		// no connection, no stream: the server said nothing of streams
+	case ev.kind == evError && ev.stream && simNoAnswer(ev.err):
+		// no connection, no answer: the server said nothing of streams
 	case ev.kind == evError && ev.stream:
 		lt.streamFault = true
 		if streamCounts(ev.err) {
@@ -564,13 +564,14 @@ func uidOf(obj runtime.Object) types.UID {
 	return m.GetUID()
 }
 
-// checkUnsentStream: under Auto, a streaming list that never reached a server
-// (its connection refused) is retried as a stream, not as a paged list (rule
-// 12): called as the type asks for a paged list's first page.
-func (r *simRun) checkUnsentStream(idx int) {
+// checkUnansweredStream: under Auto, a streaming list that got no answer for
+// want of a connection (refused, or closed before the response began) is
+// retried as a stream, not as a paged list (rule 12): called as the type asks
+// for a paged list's first page.
+func (r *simRun) checkUnansweredStream(idx int) {
 	lt := &r.life.types[idx]
-	if r.initial == Auto && lt.unsentStream {
-		r.violate(ruleUnsentStream, "%s retries as a paged list a streaming list that never reached the apiserver", r.types[idx].Name)
+	if r.initial == Auto && lt.unansweredStream {
+		r.violate(ruleUnanswered, "%s retries as a paged list a streaming list that got no answer for want of a connection", r.types[idx].Name)
 	}
-	lt.unsentStream = false
+	lt.unansweredStream = false
 }

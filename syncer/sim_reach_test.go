@@ -2,7 +2,9 @@ package syncer
 
 import (
 	"errors"
+	"io"
 	"net"
+	"net/url"
 	"syscall"
 	"time"
 
@@ -25,13 +27,22 @@ const simUnreachableAfter = time.Second
 // reached: a refused connection, as the dialer reports it.
 var errSimRefused = &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
 
+// errSimLost is what a streaming list gets, now and then, while the type's
+// apiserver cannot be reached: its connection closed before the response
+// began, as net/http reports it.
+var errSimLost = &url.Error{Op: "Get", URL: "https://apiserver/", Err: io.ErrUnexpectedEOF}
+
+// simNoAnswer: the simulator made err as a request that got no answer for want
+// of a connection (errSimRefused, errSimLost).
+func simNoAnswer(err error) bool { return errors.Is(err, errSimRefused) || errors.Is(err, errSimLost) }
+
 // simNotReached says whether the simulator made err as a request that did not
 // reach the apiserver or got nothing back: a refused connection, one reset
 // (an apiserver restart, an outage's cut), or no progress (a silent
 // connection, a slow read).
 func simNotReached(err error) bool {
 	var op *net.OpError
-	return errors.As(err, &op) || errors.Is(err, errSimReset) || errors.Is(err, errNoProgress)
+	return errors.As(err, &op) || errors.Is(err, errSimLost) || errors.Is(err, errSimReset) || errors.Is(err, errNoProgress)
 }
 
 // simReach is what the oracle knows of an event before the loop handles it.

@@ -113,6 +113,9 @@ func (s *simLW) refusal(req simRequest) error {
 	switch {
 	case r.fx.unreachable[i] > 0:
 		r.fire(fUnreachable)
+		if req == reqStream && r.fx.unreachable[i]%2 == 0 {
+			return errSimLost
+		}
 		return errSimRefused
 	case !r.cluster.Resource(s.res()).Served:
 		r.fire(fCRDRemoved)
@@ -251,7 +254,7 @@ func (s *simLW) ListWithContext(ctx context.Context, opts metav1.ListOptions) (r
 // ListRaw is a list page on the raw path, decoded whole (wire.Page.List).
 func (s *simLW) ListRaw(ctx context.Context, opts metav1.ListOptions, _ bool) (wire.Page, error) {
 	if opts.Continue == "" && !s.fence(opts) {
-		s.r.checkUnsentStream(s.idx)
+		s.r.checkUnansweredStream(s.idx)
 	}
 	page, lm, err := s.listPage(ctx, opts, false)
 	if err != nil {

@@ -136,7 +136,7 @@ func (s *simLW) streamRefusal(i int) error {
 // watcher).
 func (s *simLW) openStream(ctx context.Context, opts metav1.ListOptions) (wire.Stream, error) {
 	r := s.r
-	r.life.types[s.idx].unsentStream = false // a stream asked for again
+	r.life.types[s.idx].unansweredStream = false // a stream asked for again
 	if err := s.request(ctx, 0, false); err != nil {
 		return nil, err
 	}
@@ -144,7 +144,7 @@ func (s *simLW) openStream(ctx context.Context, opts metav1.ListOptions) (wire.S
 	i, srv := s.server()
 	r.checkStreamFails(s.idx)
 	err := s.streamRefusal(i)
-	r.life.types[s.idx].unsentStream = errors.Is(err, errSimRefused)
+	r.life.types[s.idx].unansweredStream = simNoAnswer(err)
 	if err != nil {
 		return nil, err
 	}

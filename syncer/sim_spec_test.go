@@ -60,7 +60,7 @@ var _ = Describe("The simulator", Label("sim"), func() {
 	})
 
 	// A rule broken on purpose: of the first seeds that run clean (up to 15:
-	// a streaming list refused its connection is rare), one breaks the rule
+	// a streaming list that gets no answer is rare), one breaks the rule
 	// the break is about once it is in. The runs feed a snapshot.Store
 	// too, as the suite's do, so that a break of the Store's feed shows. A run
 	// is shrunk and traced only when it broke another rule: shrinking costs a
@@ -113,7 +113,7 @@ var _ = Describe("The simulator", Label("sim"), func() {
 		Entry("a watch re-opened after every event it brings", syncer.SimBreakWatchChurn, "request-bound"),
 		Entry("a 410 relisting after a backoff step", syncer.SimBreakExpiredWaits, "expired-at-once"),
 		Entry("catch-up watches of timeoutSeconds 2", syncer.SimBreakShortCatchUp, "catchup-bookmark"),
-		Entry("a streaming list never sent retried as a paged list", syncer.SimBreakUnsentPaged, "unsent-stream"),
+		Entry("a streaming list that got no answer retried as a paged list", syncer.SimBreakUnansweredPaged, "unanswered-stream"),
 		Entry("a Deleted delivered at its revision less one", syncer.SimBreakDeletedRevision, "deleted-revision"),
 		Entry("the Store fed without its Deleted", syncer.SimBreakStoreDrop, "store"),
 		Entry("an Updated delivered at its revision less one", syncer.SimBreakRevisionOffByOne, "converge", "checkpoint-delivered"),

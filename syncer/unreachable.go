@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -161,14 +162,27 @@ func unreachable(err error) bool {
 		utilnet.IsProbableEOF(err) || utilnet.IsHTTP2ConnectionLost(err) || utilnet.IsTimeout(err)
 }
 
-// notSent says whether err means the request never left the client: it had no
-// connection to send it on, because a dial failed (refused, timed out, a name
-// that does not resolve) or the TLS handshake timed out. Such an error says
-// nothing of what the server does with a request. net/http's handshake
+// noAnswer says whether err means the request got no answer for want of a
+// connection: none was made (a dial refused or timed out, a name that does not
+// resolve, a TLS handshake that timed out), or the one it went on closed or
+// was reset before the response began, as when an apiserver under load drops
+// a client's connection with every request on it. Such an error says nothing
+// of what the server does with a request of its kind. A request's own failure
+// comes as a *url.Error; a stream's body cut once it began does not, nor does
+// a stream reset on its own (an HTTP/2 stream error). net/http's handshake
 // timeout has no exported type; its message is what it offers.
-func notSent(err error) bool {
+func noAnswer(err error) bool {
 	var opErr *net.OpError
 	var dnsErr *net.DNSError
-	return errors.As(err, &opErr) && opErr.Op == "dial" || errors.As(err, &dnsErr) ||
-		utilnet.IsConnectionRefused(err) || strings.Contains(err.Error(), "TLS handshake timeout")
+	if errors.As(err, &opErr) && opErr.Op == "dial" || errors.As(err, &dnsErr) ||
+		utilnet.IsConnectionRefused(err) || strings.Contains(err.Error(), "TLS handshake timeout") {
+		return true
+	}
+	var reqErr *url.Error
+	if !errors.As(err, &reqErr) {
+		return false
+	}
+	lost := reqErr.Err
+	return errors.Is(lost, io.EOF) || errors.Is(lost, io.ErrUnexpectedEOF) ||
+		utilnet.IsConnectionReset(lost) || utilnet.IsHTTP2ConnectionLost(lost)
 }
