@@ -38,11 +38,11 @@ var _ = Describe("A cold start whose streaming lists get no answer", func() {
 
 	DescribeTable("streams every type once a connection answers, and lists none in pages",
 		func(ctx SpecContext, dropped bool) {
-			types := []resources.Type{resources.Services.InNamespace("unsent"), resources.ConfigMaps.InNamespace("unsent")}
+			types := []resources.Type{resources.Services.InNamespace("noanswer"), resources.ConfigMaps.InNamespace("noanswer")}
 			c := startCluster()
-			c.Namespace(ctx, "unsent")
+			c.Namespace(ctx, "noanswer")
 			for _, t := range types {
-				c.Create(ctx, t, "unsent", env.Seq("obj", 30)...)
+				c.Create(ctx, t, "noanswer", env.Seq("obj", 30)...)
 			}
 			log := &requestLog{}
 			p, err := controlplane.NewProxy(c.ControlPlane, controlplane.WithProxyRequestObserver(log.observe))
