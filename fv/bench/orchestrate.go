@@ -249,7 +249,7 @@ func runOne(ctx context.Context, o Options, b bed, wl *workload, changed []strin
 		waitProfile := func() error { return nil }
 		if o.ProfileDir != "" {
 			path := filepath.Join(o.ProfileDir, fmt.Sprintf("%s-%s-%d-apiserver-relist.pprof", wl.name, kind, run))
-			waitProfile = apiserverProfile(ctx, b.cl.Kube, path)
+			waitProfile = orchestrate.APIServerProfile(ctx, b.cl.Kube, apiserverProfileSeconds, path)
 		}
 		quiesce(ctx, b.cl.Kube, apiserver)
 		cpu1 := apiserverCPU(apiserver)

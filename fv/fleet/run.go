@@ -7,11 +7,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/sirupsen/logrus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/fv/orchestrate"
@@ -52,7 +54,13 @@ type Options struct {
 	// CaughtUpTimeout bounds each wait for agents to catch up.
 	CaughtUpTimeout time.Duration
 	// Dir holds the checkpoints and the logs; a new temporary folder when empty.
-	Dir     string
+	Dir string
+	// Profile, if not empty, is a folder where each apiserver restart run writes
+	// a CPU profile of the restarted apiserver over the run's window, from the
+	// moment it is ready (<run>-apiserver.pprof): what it spends the agents'
+	// catch-up on. The profiler costs the apiserver a little CPU, alike in
+	// every run it profiles.
+	Profile string
 	Command string    // the command line shown in the report
 	Log     io.Writer // progress lines; nil discards them
 }
@@ -140,7 +148,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 
-	r := &runner{o: o, cp: cl.ControlPlane, meter: NewMeter(), writer: NewWriter(cl.Kube, o.Workload), logf: logf, rep: rep}
+	r := &runner{o: o, cp: cl.ControlPlane, kube: cl.Kube, meter: NewMeter(), writer: NewWriter(cl.Kube, o.Workload),
+		logf: logf, rep: rep}
 	r.env = &agentEnv{base: cl.Config(), meter: r.meter, types: set.Types, expected: expected}
 	if r.probe, err = newProbe(cl.ControlPlane, r.meter, set.Types); err != nil {
 		return nil, err
@@ -191,6 +200,7 @@ func countObjects(ctx context.Context, dyn dynamic.Interface, types []resources.
 type runner struct {
 	o      Options
 	cp     *controlplane.ControlPlane
+	kube   kubernetes.Interface
 	meter  *Meter
 	writer *Writer
 	env    *agentEnv
@@ -348,7 +358,8 @@ func (r *runner) rolling(ctx context.Context, name string, f *fleet, warm bool) 
 func (r *runner) apiServerRestart(ctx context.Context, name string, f *fleet) error {
 	return r.measured(ctx, name, f, func() ([]int, bool, error) {
 		began := time.Now()
-		if err := r.restartAndCatchUp(ctx, f); err != nil {
+		waitProfile := func() error { return nil }
+		if err := r.restartAndCatchUp(ctx, f, func() { waitProfile = r.profile(ctx, name, began) }); err != nil {
 			return nil, true, err
 		}
 		select {
@@ -356,13 +367,26 @@ func (r *runner) apiServerRestart(ctx context.Context, name string, f *fleet) er
 		case <-ctx.Done():
 			return nil, true, ctx.Err()
 		}
-		return nil, true, nil
+		return nil, true, waitProfile()
 	})
 }
 
+// profile starts, with Options.Profile, a CPU profile of the restarted
+// apiserver until the end of the run's window (at least 5 s), and returns a
+// func that waits for it.
+func (r *runner) profile(ctx context.Context, run string, began time.Time) (wait func() error) {
+	if r.o.Profile == "" {
+		return func() error { return nil }
+	}
+	seconds := max(5, int(time.Until(began.Add(r.o.RestartWindow)).Seconds()))
+	name := strings.ReplaceAll(strings.ReplaceAll(run, ", ", "-"), " ", "-") + "-apiserver.pprof"
+	return orchestrate.APIServerProfile(ctx, r.kube, seconds, filepath.Join(r.o.Profile, name))
+}
+
 // restartAndCatchUp restarts the apiserver and waits until the fleet f (or,
-// with none, a write) has gone through it.
-func (r *runner) restartAndCatchUp(ctx context.Context, f *fleet) error {
+// with none, a write) has gone through it; ready runs once the restarted
+// apiserver answers, before the catch-up.
+func (r *runner) restartAndCatchUp(ctx context.Context, f *fleet, ready func()) error {
 	before := r.cp.APIServerURL().String()
 	if err := r.cp.RestartAPIServer(ctx); err != nil {
 		return err
@@ -373,6 +397,7 @@ func (r *runner) restartAndCatchUp(ctx context.Context, f *fleet) error {
 	if err := r.probe.findAPIServer(); err != nil {
 		return err
 	}
+	ready()
 	if f == nil {
 		// Settle as the runs with agents do: until a write goes through.
 		wctx, cancel := context.WithTimeout(ctx, time.Minute)
