@@ -359,7 +359,8 @@ func (r *runner) apiServerRestart(ctx context.Context, name string, f *fleet) er
 	return r.measured(ctx, name, f, func() ([]int, bool, error) {
 		began := time.Now()
 		waitProfile := func() error { return nil }
-		if err := r.restartAndCatchUp(ctx, f, func() { waitProfile = r.profile(ctx, name, began) }); err != nil {
+		stopped := func() { waitProfile = r.profile(ctx, name, began) }
+		if err := r.restartAndCatchUp(ctx, f, stopped); err != nil {
 			return nil, true, err
 		}
 		select {
@@ -371,24 +372,47 @@ func (r *runner) apiServerRestart(ctx context.Context, name string, f *fleet) er
 	})
 }
 
-// profile starts, with Options.Profile, a CPU profile of the restarted
-// apiserver until the end of the run's window (at least 5 s), and returns a
-// func that waits for it.
+// profile, with Options.Profile, profiles the restarted apiserver's CPU from
+// the first moment it answers to the end of the run's window: it asks for a
+// profile until the end of the window again and again, every 100 ms, until
+// one completes (those the old apiserver began end with it). It returns a func
+// that waits for that. It begins once the old apiserver stopped, which would
+// otherwise drain the profile's request before it exits.
 func (r *runner) profile(ctx context.Context, run string, began time.Time) (wait func() error) {
 	if r.o.Profile == "" {
 		return func() error { return nil }
 	}
-	seconds := max(5, int(time.Until(began.Add(r.o.RestartWindow)).Seconds()))
 	name := strings.ReplaceAll(strings.ReplaceAll(run, ", ", "-"), " ", "-") + "-apiserver.pprof"
-	return orchestrate.APIServerProfile(ctx, r.kube, seconds, filepath.Join(r.o.Profile, name))
+	path, end := filepath.Join(r.o.Profile, name), began.Add(r.o.RestartWindow)
+	done := make(chan error, 1)
+	go func() {
+		for {
+			seconds := int(time.Until(end).Seconds())
+			if seconds < 1 {
+				done <- fmt.Errorf("no profile of the restarted apiserver before the end of %q's window", run)
+				return
+			}
+			err := orchestrate.APIServerProfile(ctx, r.kube, seconds, path)()
+			if err == nil || ctx.Err() != nil {
+				done <- err
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	return func() error { return <-done }
 }
 
-// restartAndCatchUp restarts the apiserver and waits until the fleet f (or,
-// with none, a write) has gone through it; ready runs once the restarted
-// apiserver answers, before the catch-up.
-func (r *runner) restartAndCatchUp(ctx context.Context, f *fleet, ready func()) error {
+// restartAndCatchUp restarts the apiserver (stopped runs between its stop and
+// its start) and waits until the fleet f (or, with none, a write) has gone
+// through it.
+func (r *runner) restartAndCatchUp(ctx context.Context, f *fleet, stopped func()) error {
 	before := r.cp.APIServerURL().String()
-	if err := r.cp.RestartAPIServer(ctx); err != nil {
+	if err := r.cp.StopAPIServer(); err != nil {
+		return err
+	}
+	stopped()
+	if err := r.cp.StartAPIServer(ctx); err != nil {
 		return err
 	}
 	if after := r.cp.APIServerURL().String(); after != before {
@@ -397,7 +421,6 @@ func (r *runner) restartAndCatchUp(ctx context.Context, f *fleet, ready func()) 
 	if err := r.probe.findAPIServer(); err != nil {
 		return err
 	}
-	ready()
 	if f == nil {
 		// Settle as the runs with agents do: until a write goes through.
 		wctx, cancel := context.WithTimeout(ctx, time.Minute)
