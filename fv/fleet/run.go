@@ -57,8 +57,8 @@ type Options struct {
 	Dir string
 	// Profile, if not empty, is a folder where each apiserver restart run writes
 	// a CPU profile of the restarted apiserver over the run's window, from the
-	// moment it is ready (<run>-apiserver.pprof): what it spends the agents'
-	// catch-up on. The profiler costs the apiserver a little CPU, alike in
+	// first moment it answers (<run>-apiserver.pprof): what it spends the
+	// agents' catch-up on. The profiler costs the apiserver a little CPU, alike in
 	// every run it profiles.
 	Profile string
 	Command string    // the command line shown in the report
@@ -374,10 +374,9 @@ func (r *runner) apiServerRestart(ctx context.Context, name string, f *fleet) er
 
 // profile, with Options.Profile, profiles the restarted apiserver's CPU from
 // the first moment it answers to the end of the run's window: it asks for a
-// profile until the end of the window again and again, every 100 ms, until
-// one completes (those the old apiserver began end with it). It returns a func
-// that waits for that. It begins once the old apiserver stopped, which would
-// otherwise drain the profile's request before it exits.
+// profile until the end of the window every 100 ms until one completes. It
+// returns a func that waits for that. It is called once the old apiserver has
+// stopped, which would otherwise drain the profile's request before it exits.
 func (r *runner) profile(ctx context.Context, run string, began time.Time) (wait func() error) {
 	if r.o.Profile == "" {
 		return func() error { return nil }
