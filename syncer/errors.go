@@ -101,9 +101,11 @@ const (
 	// classTransport: the request did not reach the apiserver, or got nothing
 	// back (a reset connection, a timeout): unreachable says.
 	classTransport
-	// classNoAnswer: the request got no answer for want of a connection: none
-	// was made (a dial refused, a TLS handshake timed out), or the one it went
-	// on closed before the response began: noAnswer says.
+	// classNoConnection: the request found no connection to go on: none could
+	// be made (a dial refused, a TLS handshake timed out): noConnection says.
+	classNoConnection
+	// classNoAnswer: the connection the request went on closed or was reset
+	// before the response began: noAnswer says.
 	classNoAnswer
 	// classOddStatus: an API status without an HTTP code.
 	classOddStatus
@@ -111,7 +113,7 @@ const (
 
 var classNames = [...]string{"other", "expired", "behind", "missing", "forbidden", "unauthorized", "unsupported",
 	"stalled", "too many requests", "stream ended", "server error", "bad gateway", "unavailable", "transport",
-	"no answer", "odd status"}
+	"no connection", "no answer", "odd status"}
 
 func (c errorClass) String() string {
 	if int(c) < len(classNames) {
@@ -123,7 +125,7 @@ func (c errorClass) String() string {
 // reached: an error of the class shows the server reached (rule 19).
 func (c errorClass) reached() bool {
 	return c != classStalled && c != classBadGateway && c != classUnavailable && c != classTransport &&
-		c != classNoAnswer
+		c != classNoConnection && c != classNoAnswer
 }
 
 // transient: the class has no rule of its own in the table: retried on the
@@ -131,19 +133,21 @@ func (c errorClass) reached() bool {
 func (c errorClass) transient() bool { return c >= classStreamEnded || c == classOther }
 
 // endsStream: an Auto streaming list that failed so counts toward giving
-// streams up (rule 12): it ended before its initial events, or the server
+// streams up (rule 12): it ended before its initial events, the server
 // answered it with an error the other rules do not cover (a 500), as
-// client-go's reflector falls back to a list on any failed stream. A server
-// that could not be reached, or said it is busy or unavailable (429, 503),
-// says nothing of streams and does not count.
+// client-go's reflector falls back to a list on any failed stream, or its
+// connection closed before the answer (a proxy may drop streams it will not
+// carry). A server that could not be reached, or said it is busy or
+// unavailable (429, 503), says nothing of streams and does not count.
 func (c errorClass) endsStream() bool {
-	return c == classStreamEnded || c == classServerError || c == classBadGateway
+	return c == classStreamEnded || c == classServerError || c == classBadGateway || c == classNoAnswer
 }
 
 // transport: the error is not an answer of the server's (an API status) nor a
 // stream's clean end before its initial events: a connection reset or broken
-// on the way. A request that got no answer for want of a connection
-// (classNoAnswer) says nothing of streams.
+// on the way, once the response began. A request that found no connection,
+// or lost it before the response began, is not retried as a page: a page
+// would have failed alike.
 func (c errorClass) transport() bool { return c == classTransport || c == classOther }
 
 // classify reads which class of the failure policy's table err is.
@@ -177,6 +181,8 @@ func classifyTransient(err error) errorClass {
 	var st apierrors.APIStatus
 	if !errors.As(err, &st) {
 		switch {
+		case noConnection(err):
+			return classNoConnection
 		case noAnswer(err):
 			return classNoAnswer
 		case unreachable(err):

@@ -22,7 +22,8 @@ package syncer
 //	bad gateway   no       waits                  retry        counts a stream end   retry                  retry
 //	unavailable   no       waits                  retry        retry                 retry                  retry
 //	transport     no       waits                  retry        retry once by pages   retry                  retry
-//	no answer     no       waits                  retry        retry                 retry                  retry
+//	no connection no       waits                  retry        retry                 retry                  retry
+//	no answer     no       waits                  retry        counts a stream end   retry                  retry
 //	other         yes      counts                 retry        retry once by pages   retry                  retry
 //	odd status    yes      counts                 retry        retry                 retry                  retry
 //
@@ -224,8 +225,9 @@ func judgeBehind(listing bool, m recall) verdict {
 // one revision relists, but only for errors the server answered: an outage
 // never makes a type relist. Streams that keep ending early make Auto page; a
 // stream that failed in transport is retried once as a paged list, as
-// client-go's reflector falls back to a list; one that got no answer for want
-// of a connection is retried as it was, a stream.
+// client-go's reflector falls back to a list; one that found no connection,
+// or lost it before the response began, is retried as it was, a stream (the
+// latter counts toward giving streams up).
 func judgeTransient(c errorClass, s stage, m recall) verdict {
 	switch {
 	case s == duringStream && c.endsStream():

@@ -55,8 +55,10 @@ var judgeTable = map[errorClass][5]string{
 		"unreached, backoff", "unreached, backoff"},
 	classTransport: {"unreached, backoff", "unreached, retry-list, backoff", "unreached, retry-list, page-once, backoff",
 		"unreached, backoff", "unreached, backoff"},
-	classNoAnswer: {"unreached, backoff", "unreached, retry-list, backoff", "unreached, retry-list, backoff",
+	classNoConnection: {"unreached, backoff", "unreached, retry-list, backoff", "unreached, retry-list, backoff",
 		"unreached, backoff", "unreached, backoff"},
+	classNoAnswer: {"unreached, backoff", "unreached, retry-list, backoff",
+		"unreached, retry-list, count-stream-end, backoff", "unreached, backoff", "unreached, backoff"},
 	classOther:     {"count-err, backoff", "retry-list, backoff", "retry-list, page-once, backoff", "backoff", "backoff"},
 	classOddStatus: {"count-err, backoff", "retry-list, backoff", "retry-list, backoff", "backoff", "backoff"},
 }
@@ -115,6 +117,8 @@ var _ = Describe("The failure policy", func() {
 			recall{errsAtLimit: true}, "backoff"),
 		Entry("the third stream that ends early makes Auto page", classStreamEnded, duringStream,
 			recall{autoStreams: true, lastStreamEnd: true}, "retry-list, count-stream-end, page, backoff"),
+		Entry("so does the third whose connection closed before its answer", classNoAnswer, duringStream,
+			recall{autoStreams: true, lastStreamEnd: true}, "unreached, retry-list, count-stream-end, page, backoff"),
 		Entry("the third fence stream that ends early makes the fence list", classStreamEnded, duringFence,
 			recall{lastStreamEnd: true}, "count-stream-end, fence-by-list, backoff"),
 		Entry("a 500 to a fence never gives streams up", classServerError, duringFence,
@@ -146,7 +150,7 @@ var _ = Describe("The failure policy", func() {
 			apierrors.NewInternalError(errors.New("boom")):                  classServerError,
 			status(http.StatusBadGateway):                                   classBadGateway,
 			apierrors.NewServiceUnavailable("restarting"):                   classUnavailable,
-			&net.OpError{Op: "dial", Err: errors.New("connection refused")}: classNoAnswer,
+			&net.OpError{Op: "dial", Err: errors.New("connection refused")}: classNoConnection,
 			&net.OpError{Op: "read", Err: errors.New("connection reset")}:   classTransport,
 			io.ErrUnexpectedEOF:                                             classTransport,
 			errPagesDiffer:                                                  classOther,
@@ -196,7 +200,7 @@ var _ = Describe("The failure policy", func() {
 		cut := get(&http.Transport{}, answer("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"type\":"))
 
 		Expect([]errorClass{classify(refused), classify(handshake), classify(lost), classify(cut)}).To(
-			Equal([]errorClass{classNoAnswer, classNoAnswer, classNoAnswer, classTransport}),
+			Equal([]errorClass{classNoConnection, classNoConnection, classNoAnswer, classTransport}),
 			"%v; %v; %v; %v", refused, handshake, lost, cut)
 	})
 })

@@ -188,7 +188,7 @@ var _ = Describe("An apiserver that cannot be reached", func() {
 		Expect([]any{requests()[0].Verb, requests()[0].SendInitial}).To(Equal([]any{"watch", true}), "the strategy still streams")
 	})
 
-	It("retries a streaming list that got no answer for want of a connection as a stream, not as a paged list", func() {
+	It("retries a streaming list that found no connection, or lost it before the answer, as a stream, not as a paged list", func() {
 		e := newEnv([]string{"a"}, syncer.WithInitialList(syncer.Auto), syncer.WithTiming(syncer.Timing{Backoff: rateBackoff}))
 		defer e.shutdown()
 		e.api["a"].Set("1")
@@ -214,5 +214,29 @@ var _ = Describe("An apiserver that cannot be reached", func() {
 		Expect(failed.Load()).To(BeNumerically(">", 2), "both faults fired")
 		Expect(reads[:3]).To(Equal([]any{[]any{"watch", true}, []any{"watch", true}, []any{"watch", true}}),
 			"a stream, retried as a stream, twice")
+	})
+
+	It("gives streams up for paged lists once three in a row lost their connection before the answer", func() {
+		e := newEnv([]string{"a"}, syncer.WithInitialList(syncer.Auto), syncer.WithTiming(syncer.Timing{Backoff: rateBackoff}))
+		defer e.shutdown()
+		e.api["a"].Set("1")
+		var failed atomic.Int32
+		e.api["a"].FailWatchCalls(func() error {
+			if failed.Add(1) > 3 {
+				return nil
+			}
+			return &url.Error{Op: "Get", URL: "https://apiserver/api/v1/a", Err: io.ErrUnexpectedEOF} // a proxy that drops streams
+		})
+		e.start()
+		e.waitInSync()
+		var reads []any
+		for _, c := range e.api["a"].Calls() {
+			if c.Verb != "stop" {
+				reads = append(reads, []any{c.Verb, c.SendInitial})
+			}
+		}
+		Expect(failed.Load()).To(BeNumerically(">=", 3), "the three faults fired")
+		Expect(reads[:4]).To(Equal([]any{[]any{"watch", true}, []any{"watch", true}, []any{"watch", true}, []any{"list", false}}),
+			"three streams, then a paged list")
 	})
 })

@@ -96,7 +96,7 @@ func (r *simRun) breakHandled(ts *typeState, ev event) {
 			ts.initial.strategy = Paged
 		}
 	case simBreakUnansweredPaged:
-		if ev.kind == evError && ev.stream && classify(ev.err) == classNoAnswer {
+		if ev.kind == evError && ev.stream && (classify(ev.err) == classNoConnection || classify(ev.err) == classNoAnswer) {
 			ts.initial.pageOnce = true // as a stream cut on the way
 		}
 	case simBreakWatchChurn:

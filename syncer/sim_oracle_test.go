@@ -295,8 +295,8 @@ func (r *simRun) checkStreamFails(idx int) {
 func (r *simRun) noteStream(g *simGen, ev event) {
 	lt := &r.life.types[g.idx]
 	switch {
-	case ev.kind == evError && ev.stream && simNoAnswer(ev.err):
-		// no connection, no answer: the server said nothing of streams
+	case ev.kind == evError && ev.stream && errors.Is(ev.err, errSimRefused):
+		// no connection: the server said nothing of streams
 	case ev.kind == evError && ev.stream:
 		lt.streamFault = true
 		if streamCounts(ev.err) {
@@ -310,14 +310,16 @@ func (r *simRun) noteStream(g *simGen, ev event) {
 }
 
 // streamCounts: a streaming list's failure on the server's side: one
-// that ended before its initial events, or an answer of the server's (a 500)
-// that no other rule covers; not a refusal (403, 401, 404: rule 9), an
-// expired revision, a server behind or busy (504, 429, 503: a reason to
-// wait), nor a connection that broke (the server said nothing of streams).
+// that ended before its initial events, one whose connection closed before its
+// answer (errSimLost: a proxy may drop the streams it will not carry), or an
+// answer of the server's (a 500) that no other rule covers; not a refusal
+// (403, 401, 404: rule 9), an expired revision, a server behind or busy (504,
+// 429, 503: a reason to wait), nor a connection refused or cut once the
+// stream began.
 func streamCounts(err error) bool {
 	var status apierrors.APIStatus
 	switch {
-	case errors.Is(err, errStreamEnded):
+	case errors.Is(err, errStreamEnded), errors.Is(err, errSimLost):
 		return true
 	case !errors.As(err, &status), FailureOf(err) != NoFailure, apierrors.IsResourceExpired(err),
 		apierrors.IsGone(err), tooLargeRevision(err), apierrors.IsTooManyRequests(err),
@@ -566,11 +568,12 @@ func uidOf(obj runtime.Object) types.UID {
 
 // checkUnansweredStream: under Auto, a streaming list that got no answer for
 // want of a connection (refused, or closed before the response began) is
-// retried as a stream, not as a paged list (rule 12): called as the type asks
-// for a paged list's first page.
+// retried as a stream, not as a paged list, unless it was the last of the
+// streams in a row that may fail before Auto pages for good (rule 12): called
+// as the type asks for a paged list's first page.
 func (r *simRun) checkUnansweredStream(idx int) {
 	lt := &r.life.types[idx]
-	if r.initial == Auto && lt.unansweredStream {
+	if r.initial == Auto && lt.unansweredStream && lt.streamFails < streamEndsToFallBack {
 		r.violate(ruleUnanswered, "%s retries as a paged list a streaming list that got no answer for want of a connection", r.types[idx].Name)
 	}
 	lt.unansweredStream = false

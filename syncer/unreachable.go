@@ -162,22 +162,23 @@ func unreachable(err error) bool {
 		utilnet.IsProbableEOF(err) || utilnet.IsHTTP2ConnectionLost(err) || utilnet.IsTimeout(err)
 }
 
-// noAnswer says whether err means the request got no answer for want of a
-// connection: none was made (a dial refused or timed out, a name that does not
-// resolve, a TLS handshake that timed out), or the one it went on closed or
-// was reset before the response began, as when an apiserver under load drops
-// a client's connection with every request on it. Such an error says nothing
-// of what the server does with a request of its kind. A request's own failure
-// comes as a *url.Error; a stream's body cut once it began does not, nor does
-// a stream reset on its own (an HTTP/2 stream error). net/http's handshake
-// timeout has no exported type; its message is what it offers.
-func noAnswer(err error) bool {
+// noConnection says whether err means the request found no connection to go
+// on: none could be made (a dial refused or timed out, a name that does not
+// resolve, a TLS handshake that timed out). net/http's handshake timeout has
+// no exported type; its message is what it offers.
+func noConnection(err error) bool {
 	var opErr *net.OpError
 	var dnsErr *net.DNSError
-	if errors.As(err, &opErr) && opErr.Op == "dial" || errors.As(err, &dnsErr) ||
-		utilnet.IsConnectionRefused(err) || strings.Contains(err.Error(), "TLS handshake timeout") {
-		return true
-	}
+	return errors.As(err, &opErr) && opErr.Op == "dial" || errors.As(err, &dnsErr) ||
+		utilnet.IsConnectionRefused(err) || strings.Contains(err.Error(), "TLS handshake timeout")
+}
+
+// noAnswer says whether err means the connection the request went on closed or
+// was reset before the response began, as when an apiserver under load drops a
+// client's connection with every request on it. A request's own failure comes
+// as a *url.Error; a stream's body cut once it began does not, nor does a
+// stream reset on its own (an HTTP/2 stream error).
+func noAnswer(err error) bool {
 	var reqErr *url.Error
 	if !errors.As(err, &reqErr) {
 		return false
