@@ -3,13 +3,11 @@ package fv
 import (
 	"context"
 	"net"
-	"strings"
 	"sync/atomic"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/kubesync/kubesync/controlplane"
 	"github.com/kubesync/kubesync/fv/env"
 	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
@@ -20,34 +18,10 @@ import (
 // TLS handshakes or drops their connections. That says nothing of streams, so
 // the lists are not turned into pages.
 var _ = Describe("A cold start whose streaming lists get no answer", func() {
-	// countStreams counts, of what reached the proxy for t, the streams
-	// (watches) and the paged lists.
-	countStreams := func(log *requestLog, t resources.Type) (streams, lists int) {
-		for _, r := range log.since(0) {
-			if !strings.HasSuffix(r.path, "/"+t.GVR.Resource) {
-				continue
-			}
-			if r.watching {
-				streams++
-			} else {
-				lists++
-			}
-		}
-		return streams, lists
-	}
-
 	DescribeTable("streams every type once a connection answers, and lists none in pages",
 		func(ctx SpecContext, dropped bool) {
 			types := []resources.Type{resources.Services.InNamespace("noanswer"), resources.ConfigMaps.InNamespace("noanswer")}
-			c := startCluster()
-			c.Namespace(ctx, "noanswer")
-			for _, t := range types {
-				c.Create(ctx, t, "noanswer", env.Seq("obj", 30)...)
-			}
-			log := &requestLog{}
-			p, err := controlplane.NewProxy(c.ControlPlane, controlplane.WithProxyRequestObserver(log.observe))
-			Expect(err).NotTo(HaveOccurred())
-			DeferCleanup(p.Close)
+			c, p, log := proxiedCluster(ctx, "noanswer", types, 30)
 			if dropped {
 				p.Blackhole(true) // requests held unanswered, their connections dropped after
 			} else {
@@ -68,7 +42,7 @@ var _ = Describe("A cold start whose streaming lists get no answer", func() {
 			if dropped {
 				Eventually(func(g Gomega) {
 					for _, t := range types {
-						streams, _ := countStreams(log, t)
+						streams, _ := log.counts(t.GVR.Resource)
 						g.Expect(streams).To(BeNumerically(">=", 1), "%s's stream held", t.Name)
 					}
 				}).Should(Succeed())
@@ -81,7 +55,7 @@ var _ = Describe("A cold start whose streaming lists get no answer", func() {
 			env.InSync(m)
 			env.Consistent(ctx, c.Config(), m, types)
 			for _, t := range types {
-				streams, lists := countStreams(log, t)
+				streams, lists := log.counts(t.GVR.Resource)
 				Expect(lists).To(BeZero(), "%s listed in pages after its stream got no answer: %v", t.Name, obs.Reasons(t.Name))
 				if dropped {
 					Expect(streams).To(BeNumerically(">=", 2), "%s streamed again after its held stream was dropped", t.Name)

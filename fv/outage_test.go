@@ -1,6 +1,7 @@
 package fv
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"sync"
@@ -47,6 +48,36 @@ func (l *requestLog) since(i int) []seenRequest {
 	return append([]seenRequest(nil), l.seen[i:]...)
 }
 
+// counts returns how many of the requests that reached the apiserver were
+// watches (streams among them) and lists of resource.
+func (l *requestLog) counts(resource string) (watches, lists int) {
+	for _, r := range l.since(0) {
+		switch {
+		case !strings.HasSuffix(r.path, "/"+resource):
+		case r.watching:
+			watches++
+		default:
+			lists++
+		}
+	}
+	return watches, lists
+}
+
+// proxiedCluster starts a cluster with objects of each of types in namespace
+// ns, and a proxy in front of it whose requests log records.
+func proxiedCluster(ctx context.Context, ns string, types []resources.Type, objects int) (*cluster, *controlplane.Proxy, *requestLog) {
+	c := startCluster()
+	c.Namespace(ctx, ns)
+	for _, t := range types {
+		c.Create(ctx, t, ns, env.Seq("obj", objects)...)
+	}
+	log := &requestLog{}
+	p, err := controlplane.NewProxy(c.ControlPlane, controlplane.WithProxyRequestObserver(log.observe))
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(p.Close)
+	return c, p, log
+}
+
 // firstWatch returns when the first watch of resource among reqs reached the apiserver.
 func firstWatch(reqs []seenRequest, resource string) (time.Time, bool) {
 	for _, r := range reqs {
@@ -61,15 +92,7 @@ var _ = Describe("An apiserver out of reach for ten seconds", func() {
 	It("makes no type relist or leave InSync, and every type watches again within 2 s of the first request that reaches it", func(ctx SpecContext) {
 		services := resources.Services.InNamespace("away")
 		types := []resources.Type{services, resources.NetworkSets, resources.GlobalNetworkPolicies, resources.ConfigMaps.InNamespace("away")}
-		c := startCluster()
-		c.Namespace(ctx, "away")
-		for _, t := range types {
-			c.Create(ctx, t, "away", env.Seq("obj", 20)...)
-		}
-		log := &requestLog{}
-		p, err := controlplane.NewProxy(c.ControlPlane, controlplane.WithProxyRequestObserver(log.observe))
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(p.Close)
+		c, p, log := proxiedCluster(ctx, "away", types, 20)
 		s, m, obs := env.Run(p.Config(), types)
 		env.InSync(m)
 		reported := len(m.Statuses())

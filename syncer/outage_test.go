@@ -204,12 +204,7 @@ var _ = Describe("An apiserver that cannot be reached", func() {
 		})
 		e.start()
 		e.waitInSync()
-		var reads []any
-		for _, c := range e.api["a"].Calls() {
-			if c.Verb != "stop" {
-				reads = append(reads, []any{c.Verb, c.SendInitial})
-			}
-		}
+		reads := readsOf(e.api["a"].Calls())
 		Expect(reads).NotTo(ContainElement([]any{"list", false}), "no paged list")
 		Expect(failed.Load()).To(BeNumerically(">", 2), "both faults fired")
 		Expect(reads[:3]).To(Equal([]any{[]any{"watch", true}, []any{"watch", true}, []any{"watch", true}}),
@@ -229,14 +224,22 @@ var _ = Describe("An apiserver that cannot be reached", func() {
 		})
 		e.start()
 		e.waitInSync()
-		var reads []any
-		for _, c := range e.api["a"].Calls() {
-			if c.Verb != "stop" {
-				reads = append(reads, []any{c.Verb, c.SendInitial})
-			}
-		}
+		reads := readsOf(e.api["a"].Calls())
 		Expect(failed.Load()).To(BeNumerically(">=", 3), "the three faults fired")
 		Expect(reads[:4]).To(Equal([]any{[]any{"watch", true}, []any{"watch", true}, []any{"watch", true}, []any{"list", false}}),
 			"three streams, then a paged list")
 	})
 })
+
+// readsOf is each request of calls but the stops, as its verb and whether it
+// asked for initial events: a streaming list is {"watch", true}, a paged list
+// {"list", false}.
+func readsOf(calls []syncertest.Call) []any {
+	var reads []any
+	for _, c := range calls {
+		if c.Verb != "stop" {
+			reads = append(reads, []any{c.Verb, c.SendInitial})
+		}
+	}
+	return reads
+}
