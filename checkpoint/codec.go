@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -11,16 +12,22 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/kubesync/kubesync/syncer"
 )
 
 // A record is one object: crc32c (4 bytes, of what follows), codec (1 byte),
-// uvarint length of the revision, the revision, then the encoded object.
+// uvarint length of the revision, the revision, then the encoded object. A lazy
+// record's object is the uvarint length of its UID, the UID, then the bytes of
+// its lazy value.
 const (
 	codecProto  = 'p' // a typed object's own protobuf encoding (no envelope)
 	codecJSON   = 'j' // an unstructured object's JSON (format 1; still read, and written for what codecBinary cannot hold)
 	codecBinary = 'b' // an unstructured object's content, tagged (binary.go; format 2)
+	codecLazy   = 'l' // a lazy value's bytes as the syncer held them, and the UID (format 3)
 )
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
@@ -36,14 +43,27 @@ type protoObject interface {
 	Unmarshal([]byte) error
 }
 
+// recordHead is a record's head: room for its checksum, its codec and rev,
+// with room for payload bytes more.
+func recordHead(codec byte, rev string, payload int) []byte {
+	b := make([]byte, 5, 5+binary.MaxVarintLen64+len(rev)+payload)
+	b[4] = codec
+	b = binary.AppendUvarint(b, uint64(len(rev)))
+	return append(b, rev...)
+}
+
+// encodeLazy encodes the lazy value encoded, of the object with uid, at rev.
+func encodeLazy(rev string, uid types.UID, encoded []byte) []byte {
+	b := recordHead(codecLazy, rev, binary.MaxVarintLen64+len(uid)+len(encoded))
+	b = binary.AppendUvarint(b, uint64(len(uid)))
+	b = append(append(b, uid...), encoded...)
+	binary.LittleEndian.PutUint32(b, crc32.Checksum(b[4:], crcTable))
+	return b
+}
+
 // encodeRecord encodes obj at rev. It only reads obj.
 func encodeRecord(rev string, obj runtime.Object) ([]byte, error) {
-	head := func(codec byte, payload int) []byte {
-		b := make([]byte, 5, 5+binary.MaxVarintLen64+len(rev)+payload)
-		b[4] = codec
-		b = binary.AppendUvarint(b, uint64(len(rev)))
-		return append(b, rev...)
-	}
+	head := func(codec byte, payload int) []byte { return recordHead(codec, rev, payload) }
 	var b []byte
 	switch o := obj.(type) {
 	case *unstructured.Unstructured:
@@ -141,48 +161,73 @@ func newDecoder(gvk schema.GroupVersionKind) decoder {
 	return d
 }
 
-// decodeRecord returns the revision and object of a record. b may be bbolt's
-// memory: everything returned is copied out of it.
-func (d decoder) decodeRecord(b []byte) (string, runtime.Object, error) {
+// cut splits b after a uvarint length and that many bytes: those bytes, and
+// the rest.
+func cut(b []byte) ([]byte, []byte, bool) {
+	n, w := binary.Uvarint(b)
+	if w <= 0 || uint64(len(b)-w) < n {
+		return nil, nil, false
+	}
+	return b[w : w+int(n)], b[w+int(n):], true
+}
+
+// decodeRecord returns a record's object, without its ID: its revision and
+// the object decoded, or a lazy record's bytes and UID, undecoded. b may be
+// bbolt's memory: everything returned is copied out of it.
+func (d decoder) decodeRecord(b []byte) (syncer.PersistedObject, error) {
 	if len(b) < 6 || binary.LittleEndian.Uint32(b) != crc32.Checksum(b[4:], crcTable) {
-		return "", nil, errCorruptRecord
+		return syncer.PersistedObject{}, errCorruptRecord
 	}
 	codec := b[4]
-	n, w := binary.Uvarint(b[5:])
-	if w <= 0 || uint64(len(b)-5-w) < n {
-		return "", nil, errCorruptRecord
+	rev, payload, ok := cut(b[5:])
+	if !ok {
+		return syncer.PersistedObject{}, errCorruptRecord
 	}
-	rev := string(b[5+w : 5+w+int(n)])
-	payload := b[5+w+int(n):]
+	po := syncer.PersistedObject{Revision: string(rev)}
+	if codec == codecLazy {
+		uid, encoded, ok := cut(payload)
+		if !ok || len(encoded) == 0 {
+			return syncer.PersistedObject{}, errCorruptRecord
+		}
+		po.UID, po.Encoded = types.UID(uid), bytes.Clone(encoded)
+		return po, nil
+	}
+	var err error
+	po.Object, err = d.decodeObject(codec, payload)
+	return po, err
+}
+
+// decodeObject decodes the object of a record of codec.
+func (d decoder) decodeObject(codec byte, payload []byte) (runtime.Object, error) {
 	switch codec {
 	case codecBinary:
 		u, err := decodeBinary(payload)
 		if err != nil {
-			return "", nil, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
+			return nil, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
 		}
-		return rev, u, nil
+		return u, nil
 	case codecJSON:
 		u := &unstructured.Unstructured{}
 		if err := u.UnmarshalJSON(payload); err != nil {
-			return "", nil, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
+			return nil, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
 		}
-		return rev, u, nil
+		return u, nil
 	case codecProto:
 		if d.typed == nil {
-			return "", nil, fmt.Errorf("a protobuf record of %v, which is not a built-in kind", d.gvk)
+			return nil, fmt.Errorf("a protobuf record of %v, which is not a built-in kind", d.gvk)
 		}
 		obj, err := d.typed()
 		if err != nil {
-			return "", nil, err
+			return nil, err
 		}
 		po, ok := obj.(protoObject)
 		if !ok {
-			return "", nil, fmt.Errorf("%T is not a protobuf message", obj)
+			return nil, fmt.Errorf("%T is not a protobuf message", obj)
 		}
 		if err := po.Unmarshal(payload); err != nil {
-			return "", nil, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
+			return nil, fmt.Errorf("decoding %s: %w", d.gvk.Kind, err)
 		}
-		return rev, obj, nil
+		return obj, nil
 	}
-	return "", nil, fmt.Errorf("unknown codec %q", codec)
+	return nil, fmt.Errorf("unknown codec %q", codec)
 }

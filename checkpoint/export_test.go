@@ -53,11 +53,12 @@ func DowngradeForTest(path string) error {
 			if v[4] != codecBinary {
 				return nil
 			}
-			rev, obj, err := decoder{}.decodeRecord(v)
+			po, err := decoder{}.decodeRecord(v)
 			if err != nil {
 				return err
 			}
-			js, err := obj.(*unstructured.Unstructured).MarshalJSON()
+			rev := po.Revision
+			js, err := po.Object.(*unstructured.Unstructured).MarshalJSON()
 			if err != nil {
 				return err
 			}

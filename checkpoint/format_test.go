@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubesync/kubesync/checkpoint"
+	"github.com/kubesync/kubesync/syncer"
 )
 
 // richSet is a network set whose content holds every kind of value JSON decodes
@@ -50,7 +51,7 @@ var _ = Describe("Format", func() {
 		write(want)
 		format, codecs, err := checkpoint.FileFormatForTest(path)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(format).To(Equal(2))
+		Expect(format).To(Equal(checkpoint.FormatVersion))
 		Expect(codecs).To(Equal(map[string]int{"b": 1}), "no JSON: a warm start decodes it without a JSON scanner")
 		_, snap, _ := open(path, here, types)
 		Expect(snap.Types[sets].Objects).To(HaveLen(1))
@@ -69,7 +70,7 @@ var _ = Describe("Format", func() {
 			To(Equal(map[string]any{"replicas": int64(3)}))
 	})
 
-	It("reads a file of format 1, and marks it format 2 at its next write", func() {
+	It("reads a file of format 1, and marks it the current format at its next write", func() {
 		want := richSet("n", "8")
 		write(want)
 		Expect(checkpoint.DowngradeForTest(path)).To(Succeed())
@@ -86,8 +87,40 @@ var _ = Describe("Format", func() {
 		Expect(s.Close()).To(Succeed())
 		format, codecs, err = checkpoint.FileFormatForTest(path)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(format).To(Equal(2), "the file now holds records format 1 cannot read")
+		Expect(format).To(Equal(checkpoint.FormatVersion), "the file now holds records format 1 cannot read")
 		Expect(codecs).To(Equal(map[string]int{"j": 1, "b": 1}))
+	})
+
+	It("keeps a lazy value's bytes as they are, with its UID, and gives them back undecoded", func() {
+		s, _, _ := open(path, here, types)
+		encoded := []byte("\x0a\x05bytes as the server sent them")
+		s.RecordLazy(sets, "ns/l", "8", "uid-l", encoded)
+		s.Record(sets, "ns/n", "9", netset("n", "9"))
+		s.Revision(sets, "20")
+		Expect(s.Close()).To(Succeed())
+		_, codecs, err := checkpoint.FileFormatForTest(path)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(codecs).To(Equal(map[string]int{"l": 1, "b": 1}))
+
+		_, snap, _ := open(path, here, types)
+		objs := snap.Types[sets].Objects
+		Expect(objs).To(HaveLen(2))
+		Expect(objs[0]).To(Equal(syncer.PersistedObject{ID: "ns/l", Revision: "8", UID: "uid-l", Encoded: encoded}))
+		Expect(objs[1].Object).To(Equal(netset("n", "9")))
+		Expect(objs[1].Encoded).To(BeNil())
+	})
+
+	It("replaces a lazy record with a decoded one, and deletes either", func() {
+		s, _, _ := open(path, here, types)
+		s.RecordLazy(sets, "ns/l", "8", "uid-l", []byte("old"))
+		s.RecordLazy(sets, "ns/gone", "8", "uid-g", []byte("gone"))
+		Expect(s.Flush()).To(Succeed())
+		s.Record(sets, "ns/l", "9", netset("l", "9"))
+		s.Delete(sets, "ns/gone")
+		s.Revision(sets, "20")
+		Expect(s.Close()).To(Succeed())
+		_, snap, _ := open(path, here, types)
+		Expect(snap.Types[sets].Objects).To(Equal([]syncer.PersistedObject{{ID: "ns/l", Revision: "9", Object: netset("l", "9")}}))
 	})
 
 	It("names the format it refuses", func() {

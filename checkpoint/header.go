@@ -10,15 +10,17 @@ import (
 )
 
 // FormatVersion is the version of the file layout. A checkpoint written with
-// another version is discarded, except one of version 1, which this version
-// reads (its records are a subset of version 2's) and rewrites its header as 2
-// at the next write. Version 2 encodes unstructured objects in a binary form
-// that a warm start decodes several times faster than JSON; a program that
-// only knows version 1 discards a version 2 file and starts cold.
-const FormatVersion = 2
+// another version is discarded, except one of an earlier version, which this
+// version reads (its records are a subset of this version's) and rewrites its
+// header as this version at the next write. Version 2 encodes unstructured
+// objects in a binary form that a warm start decodes several times faster than
+// JSON. Version 3 keeps a lazy value's bytes as they are (Store.RecordLazy),
+// which a warm start hands on undecoded. A program that only knows an earlier
+// version discards a later version's file and starts cold.
+const FormatVersion = 3
 
 // compatible reports whether a checkpoint of format v can be read.
-func compatible(v int) bool { return v == 1 || v == FormatVersion }
+func compatible(v int) bool { return v >= 1 && v <= FormatVersion }
 
 // identity is a syncer.ClusterIdentity as the header records it.
 type identity struct {

@@ -207,12 +207,13 @@ func decodeAll(d decoder, raw []rawRecord, ids string) ([]syncer.PersistedObject
 				}
 			}()
 			for i := lo; i < hi; i++ {
-				rev, obj, err := d.decodeRecord(raw[i].val)
+				po, err := d.decodeRecord(raw[i].val)
 				if err != nil {
 					errs[w] = fmt.Errorf("object %s: %w", raw[i].key, err)
 					return
 				}
-				out[i] = syncer.PersistedObject{ID: ids[raw[i].lo:raw[i].hi], Revision: rev, Object: obj}
+				po.ID = ids[raw[i].lo:raw[i].hi]
+				out[i] = po
 			}
 		}()
 	}

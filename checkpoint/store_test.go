@@ -235,6 +235,16 @@ var _ = Describe("Store", func() {
 			b = []byte(strings.ReplaceAll(string(b), "uid-a", "uid-b"))
 			Expect(os.WriteFile(path, b, 0o600)).To(Succeed())
 		}),
+		Entry("a lazy record that fails its checksum", func() {
+			s, _, _ := open(path, here, types)
+			s.RecordLazy("pods", "ns/l", "13", "uid-l", []byte("lazy-bytes"))
+			Expect(s.Close()).To(Succeed())
+			b, err := os.ReadFile(path)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(strings.Count(string(b), "lazy-bytes")).To(BeNumerically(">", 0))
+			b = []byte(strings.ReplaceAll(string(b), "lazy-bytes", "lazy-bytez"))
+			Expect(os.WriteFile(path, b, 0o600)).To(Succeed())
+		}),
 		Entry("a record that fails its checksum", func() {
 			b, err := os.ReadFile(path)
 			Expect(err).NotTo(HaveOccurred())

@@ -9,6 +9,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // changes are one type's changes noted since the last write: the newest per object
@@ -21,10 +22,16 @@ type changes struct {
 	revAt   time.Time // when rev was noted: the type's view was confirmed then
 }
 
+// change is an object's newest note: decoded (obj), or as its lazy value held
+// it (lazy, with its uid); neither is a deletion.
 type change struct {
-	rev string
-	obj runtime.Object
+	rev  string
+	obj  runtime.Object
+	lazy []byte
+	uid  types.UID
 }
+
+func (ch change) deleted() bool { return ch.obj == nil && ch.lazy == nil }
 
 func (c *changes) setRev(rev string) { c.rev, c.hasRev, c.revAt = rev, true, time.Now() }
 
@@ -42,6 +49,14 @@ func (s *Store) changesOf(typeName string) *changes {
 // in the background, and must not be modified meanwhile.
 func (s *Store) Record(typeName, id, rev string, obj runtime.Object) {
 	s.note(typeName, func(c *changes) { c.objs[id] = change{rev: rev, obj: obj} })
+}
+
+// RecordLazy notes that the object id of typeName, whose UID is uid, is encoded
+// at rev: the bytes of its lazy value (syncer.LazyRecorder), kept as they are,
+// not decoded, and read back into PersistedObject.Encoded. They must not be
+// modified meanwhile.
+func (s *Store) RecordLazy(typeName, id, rev string, uid types.UID, encoded []byte) {
+	s.note(typeName, func(c *changes) { c.objs[id] = change{rev: rev, lazy: encoded, uid: uid} })
 }
 
 // Delete notes that the object id of typeName is gone.
@@ -247,8 +262,12 @@ func (s *Store) encode(batch map[string]*changes) (map[string]map[string][]byte,
 		m := make(map[string][]byte, len(c.objs))
 		recs[name] = m
 		for id, ch := range c.objs {
-			if ch.obj == nil {
+			switch {
+			case ch.deleted():
 				m[id] = nil
+				continue
+			case ch.obj == nil:
+				m[id] = encodeLazy(ch.rev, ch.uid, ch.lazy)
 				continue
 			}
 			rec, err := encodeRecord(ch.rev, ch.obj)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubesync/kubesync/internal/identity"
@@ -49,6 +50,18 @@ type Checkpoint interface {
 	Close() error
 }
 
+// LazyRecorder is an optional interface of Checkpoint. A syncer made with
+// WithLazyValues hands one that implements it each lazy value's encoding as it
+// holds it (resources.Raw.Bytes), where it would otherwise decode the object
+// once for Record; the checkpoint hands it back at Open in
+// PersistedObject.Encoded. Neither the sync nor a warm start then decodes
+// anything the consumer does not read. checkpoint.Store implements it.
+type LazyRecorder interface {
+	// RecordLazy notes that the object id of typeName, whose UID is uid, is
+	// encoded at rev: the bytes of its lazy value, shared and read-only.
+	RecordLazy(typeName, id, rev string, uid types.UID, encoded []byte)
+}
+
 // ClusterIdentity names the cluster a checkpoint belongs to.
 type ClusterIdentity struct {
 	// Server is the apiserver's address (rest.Config.Host).
@@ -90,8 +103,13 @@ type PersistedObject struct {
 	ID       string
 	Revision string
 	// Object is the source object, which the type's conversion turns into values
-	// again.
+	// again; nil when the object was recorded lazily (Encoded).
 	Object runtime.Object
+	// Encoded and UID are an object recorded lazily (LazyRecorder): the bytes of
+	// its lazy value, and its UID. A syncer made with WithLazyValues hands them on
+	// undecoded, as the same lazy value; one made without decodes them first.
+	Encoded []byte
+	UID     types.UID
 }
 
 // Len is the number of objects of every type.

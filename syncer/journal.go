@@ -2,6 +2,7 @@ package syncer
 
 import (
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesync/kubesync/internal/ledger"
 	"github.com/kubesync/kubesync/resources"
@@ -14,7 +15,8 @@ import (
 // bare ledger, and nothing notes.
 type warmStart struct {
 	cp       Checkpoint
-	journals []*journal // by type index
+	lazy     LazyRecorder // cp, if it records lazy values as they are; else nil
+	journals []*journal   // by type index
 }
 
 // journal is a type's ledger under the warm start: each change a step makes
@@ -50,11 +52,14 @@ type journal struct {
 }
 
 // note is one change of a type's ledger: an object recorded or gone, or every
-// object cleared.
+// object cleared. A recorded object is its source object, or, for a lazy value
+// that was not decoded (a LazyRecorder's), its bytes and UID.
 type note struct {
 	kind    noteKind
 	id, rev string
 	src     runtime.Object
+	encoded []byte
+	uid     types.UID
 	keys    []resources.Key // a Deleted's
 }
 
@@ -70,6 +75,7 @@ const (
 // that opened.
 func (s *Syncer) layWarmStart(cp Checkpoint) {
 	w := &warmStart{cp: cp, journals: make([]*journal, len(s.types))}
+	w.lazy, _ = cp.(LazyRecorder)
 	for i, ts := range s.types {
 		w.journals[i] = &journal{plainLedger: plainLedger{ts.ledger.shared()}, name: ts.t.Name}
 		ts.ledger = w.journals[i]
@@ -79,7 +85,23 @@ func (s *Syncer) layWarmStart(cp Checkpoint) {
 
 func (j *journal) put(o object, keys []resources.Key, epoch uint32) {
 	j.plainLedger.put(o, keys, epoch)
-	j.note(note{kind: noteRecord, id: o.ID, rev: o.Rev, src: o.Src})
+	n := note{kind: noteRecord, id: o.ID, rev: o.Rev, src: o.Src}
+	if o.Src == nil {
+		n.encoded, n.uid = lazyBytes(o), o.UID
+	}
+	j.note(n)
+}
+
+// lazyBytes is the encoding of o's lazy value, if o is one: a value that the
+// syncer did not decode, since its checkpoint records lazy values as they are.
+func lazyBytes(o object) []byte {
+	if len(o.KVs) != 1 {
+		return nil
+	}
+	if r, ok := o.KVs[0].Value.(*resources.Raw); ok {
+		return r.Bytes()
+	}
+	return nil
 }
 
 // remove notes the deletion even of an object the ledger did not hold: the
@@ -145,7 +167,7 @@ func (w *warmStart) noted(ts *typeState, sk *sameKind) {
 	for _, nt := range j.notes[:n] {
 		switch nt.kind {
 		case noteRecord:
-			w.cp.Record(name, nt.id, nt.rev, nt.src)
+			w.record(name, nt)
 			// The object's later change replaces a Deleted held back, once
 			// it reaches the file: a relist holding it leaves the Deleted
 			// held until then, or the file keeps the revision before both.
@@ -162,6 +184,16 @@ func (w *warmStart) noted(ts *typeState, sk *sameKind) {
 		w.cp.Revision(name, r.rv)
 		j.rv = r.rv
 	}
+}
+
+// record hands the checkpoint an object: its lazy value's bytes, if it was not
+// decoded, else its source object.
+func (w *warmStart) record(name string, nt note) {
+	if nt.src == nil && nt.encoded != nil && w.lazy != nil {
+		w.lazy.RecordLazy(name, nt.id, nt.rev, nt.uid, nt.encoded)
+		return
+	}
+	w.cp.Record(name, nt.id, nt.rev, nt.src)
 }
 
 // delete hands the checkpoint a Deleted, or holds it back while pinned.

@@ -10,10 +10,12 @@ package syncer
 // what it reads (Raw.Object); snapshot.Store keeps the bytes and decodes on Get.
 //
 // Objects that arrive decoded (a type with its own conversion; a type whose raw
-// path fell back to the typed or dynamic client; objects resumed from a
-// checkpoint) keep decoded values, and KeysOnly types keep nil ones: a consumer of lazy values handles
-// both, as snapshot.Store does. With WithCheckpoint, each changed object is still
-// decoded once, for the checkpoint.
+// path fell back to the typed or dynamic client; objects a checkpoint kept
+// decoded) keep decoded values, and KeysOnly types keep nil ones: a consumer of
+// lazy values handles both, as snapshot.Store does. With WithCheckpoint, a
+// checkpoint that is a LazyRecorder (checkpoint.Store is) keeps each lazy value's
+// bytes, and a warm start hands them on as lazy values again, decoding nothing;
+// for any other checkpoint each changed object is decoded once, for Record.
 //
 // Default: off, values are decoded, because a consumer may type-assert
 // KVPair.Value to the typed object (*corev1.Pod, ...), which a Raw is not.

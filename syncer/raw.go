@@ -3,10 +3,7 @@ package syncer
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/runtime"
-
 	"github.com/kubesync/kubesync/internal/wire"
-	"github.com/kubesync/kubesync/resources"
 )
 
 // reader is the type's wire.Source, which reads it and decides how each of its
@@ -21,8 +18,8 @@ func (w *watcher) reader() *wire.Source {
 	if w.cfg.lazyValues {
 		opts = append(opts, wire.WithLazyValues())
 	}
-	if w.cfg.checkpoint != nil {
-		opts = append(opts, wire.WithTypedSources()) // the checkpoint records typed objects
+	if _, lazy := w.cfg.checkpoint.(LazyRecorder); w.cfg.checkpoint != nil && !lazy {
+		opts = append(opts, wire.WithTypedSources()) // the checkpoint records decoded objects only
 	}
 	if w.fresh {
 		opts = append(opts, wire.WithFresh())
@@ -46,8 +43,19 @@ func (w *watcher) bound(ctx context.Context, request func(context.Context) error
 	return g.explain(request(g.ctx))
 }
 
-// converter converts t's objects decoded already (a checkpoint's), as its
-// reader converts them.
-func converter(t resources.Type) func(runtime.Object) object {
-	return wire.NewSource(t, nil).Convert
+// resumer makes values of ts's persisted objects as its reader would: one
+// kept decoded is converted; one kept as its lazy value held it is a lazy value
+// again with WithLazyValues, and is decoded and converted without.
+func (s *Syncer) resumer(ts *typeState) func(PersistedObject) object {
+	opts := []wire.SourceOption{wire.WithDecodes(s.cfg.decodes)}
+	if s.cfg.lazyValues {
+		opts = append(opts, wire.WithLazyValues())
+	}
+	src := wire.NewSource(ts.t, ts.lw, opts...)
+	return func(po PersistedObject) object {
+		if po.Object == nil && po.Encoded != nil {
+			return src.Resume(po.ID, po.Revision, po.UID, po.Encoded)
+		}
+		return src.Convert(po.Object)
+	}
 }

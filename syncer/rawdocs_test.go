@@ -2,7 +2,6 @@ package syncer_test
 
 import (
 	"context"
-	"path/filepath"
 	"strconv"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -150,42 +149,4 @@ var _ = Describe("the raw document path of a custom type", func() {
 			}
 		}
 	}
-
-	It("with lazy values and a checkpoint decodes each changed object once, for its record, and resumes from it", func() {
-		api, srv = newDocServer(objects, false)
-		clients := clientsOf(srv)
-		path := filepath.Join(GinkgoT().TempDir(), "ckpt")
-		log := logrus.New()
-		log.SetOutput(GinkgoWriter)
-		run := func(r *recorder) *syncer.Syncer {
-			s, err := syncer.New(nil, []resources.Type{resources.NetworkSets}, r,
-				syncer.WithLogger(log), syncer.WithTiming(syncer.Timing{Backoff: testBackoff}), syncer.WithLazyValues(),
-				fileCheckpoint(path),
-				syncer.WithListerWatcher(func(t resources.Type) (cache.ListerWatcherWithContext, error) {
-					return wire.ListerWatcher(t, clients), nil
-				}))
-			Expect(err).NotTo(HaveOccurred())
-			var ctx context.Context
-			ctx, stop = context.WithCancel(context.Background())
-			s.Start(ctx)
-			Eventually(r.last).Should(Equal(syncer.InSync))
-			return s
-		}
-		rec = newRecorder()
-		s = run(rec)
-		Expect(rec.updates()).To(HaveLen(objects))
-		Expect(syncer.Decodes(s)).To(BeEquivalentTo(objects), "each object decoded once, for the checkpoint")
-		Expect(rec.batches()[0][0].Value).To(BeAssignableToTypeOf(&resources.Raw{}))
-		stop()
-		s.Stop()
-		s.Wait()
-
-		// A second syncer resumes from the checkpoint's records.
-		rec = newRecorder()
-		s = run(rec)
-		Expect(rec.updates()).To(HaveLen(objects))
-		u := value(rec.batches()[0][0])
-		Expect(u.GetName()).To(Equal("set0"))
-		Expect(nets(u)).To(Equal([]string{"10.0.0.0/32"}))
-	})
 })

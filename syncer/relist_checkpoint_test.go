@@ -9,9 +9,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubesync/kubesync/internal/wire"
 	"github.com/kubesync/kubesync/resources"
 )
 
@@ -170,4 +172,9 @@ func resumedOf(calls []any) Resumed {
 	}
 	Expect(got).To(HaveLen(1), "OnResumed once")
 	return got[0]
+}
+
+// converter converts t's objects decoded already, as its reader converts them.
+func converter(t resources.Type) func(runtime.Object) object {
+	return wire.NewSource(t, nil).Convert
 }

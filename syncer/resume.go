@@ -248,10 +248,10 @@ func (s *Syncer) loadSnapshot(ctx context.Context, snap *Persisted, timing logru
 			continue
 		}
 		var out commands
-		convert := converter(ts.t)
+		convert := s.resumer(ts)
 		ups := make([]Update, 0, len(snap.Types[ts.t.Name].Objects))
 		for _, po := range snap.Types[ts.t.Name].Objects {
-			o := convert(po.Object)
+			o := convert(po)
 			if o.Err != nil {
 				// The persisted ledger no longer matches this conversion: list.
 				ts.parseFailed(o, &out)

@@ -1,0 +1,41 @@
+package wire
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubesync/kubesync/resources"
+)
+
+// Resume makes a Value of an object that a checkpoint kept as its lazy value
+// held it (resources.Raw.Bytes), at rev with uid. With lazy values it is a Raw
+// of those bytes again, and nothing is decoded. Without, it is decoded by its
+// RawSource's lazy decoder (which strips managed fields, as the lazy value's
+// bytes are) and converted. A Source whose lister/watcher reads nothing raw
+// cannot decode it: the Value carries the error, and its caller lists the
+// type.
+func (s *Source) Resume(id, rev string, uid types.UID, encoded []byte) Value {
+	v := Value{ID: id, Rev: rev, UID: uid}
+	if s.lazy != nil {
+		namespace, name, namespaced := strings.Cut(id, "/")
+		if !namespaced {
+			namespace, name = "", id
+		}
+		key := s.t.KeyFor(namespace, name)
+		v.KVs = []resources.KVPair{{Key: key, Value: resources.NewRaw(encoded, s.lazy), Revision: rev, UID: uid}}
+		return v
+	}
+	rs, ok := s.LW.(RawSource)
+	if !ok {
+		v.Err = fmt.Errorf("%s %s: kept undecoded, and its type is not read raw now", s.Name, id)
+		return v
+	}
+	obj, err := rs.LazyDecoder(s.Name, s.decodes)(encoded)
+	if err != nil {
+		v.Err = err
+		return v
+	}
+	return s.Convert(obj)
+}
