@@ -163,10 +163,30 @@ func fleetNetworkSet(i int) runtime.Object {
 	return u
 }
 
+// lazyBytes is obj as a lazy value of the raw path holds it: a built-in
+// object's protobuf message, a custom one's JSON document.
+func lazyBytes(b *testing.B, obj runtime.Object) []byte {
+	var data []byte
+	var err error
+	switch o := obj.(type) {
+	case *unstructured.Unstructured:
+		data, err = o.MarshalJSON()
+	case interface{ Marshal() ([]byte, error) }:
+		data, err = o.Marshal()
+	default:
+		b.Fatalf("%T has no encoding", obj)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
+}
+
 // writeFleetCheckpoint writes a checkpoint of the fleet's mix at path, for every
 // bundled type (what the fleet's agents watch), taken from id, and returns the types and the
-// number of objects.
-func writeFleetCheckpoint(b *testing.B, path string, id syncer.ClusterIdentity, log *logrus.Logger) ([]resources.Type, int) {
+// number of objects. lazy: each object as a syncer with lazy values records it
+// (Store.RecordLazy), else decoded (Store.Record).
+func writeFleetCheckpoint(b *testing.B, path string, id syncer.ClusterIdentity, log *logrus.Logger, lazy bool) ([]resources.Type, int) {
 	ts := resources.All()
 	s, _, err := checkpoint.Open(path, id, ts, checkpoint.WithLogger(log))
 	if err != nil {
@@ -184,7 +204,11 @@ func writeFleetCheckpoint(b *testing.B, path string, id syncer.ClusterIdentity, 
 			if acc.GetNamespace() != "" {
 				id = acc.GetNamespace() + "/" + id
 			}
-			s.Record(m.t.Name, id, acc.GetResourceVersion(), obj)
+			if lazy {
+				s.RecordLazy(m.t.Name, id, acc.GetResourceVersion(), acc.GetUID(), lazyBytes(b, obj))
+			} else {
+				s.Record(m.t.Name, id, acc.GetResourceVersion(), obj)
+			}
 		}
 		total += m.n
 	}
@@ -200,14 +224,21 @@ func writeFleetCheckpoint(b *testing.B, path string, id syncer.ClusterIdentity, 
 // BenchmarkOpenFleet measures opening the checkpoint of one of the fleet's agents
 // (9,615 objects: FLEET.md's mix), which a warm start does before it hands over
 // its snapshot: the file check, reading every record and what the load makes of
-// it.
+// it. decoded: the records of a syncer with decoded values; lazy: of one with
+// lazy values, which the load copies and does not decode.
 //
 //	go test -run '^$' -bench OpenFleet -benchmem -cpuprofile cpu.out ./checkpoint
 func BenchmarkOpenFleet(b *testing.B) {
+	for _, lazy := range []bool{false, true} {
+		b.Run(map[bool]string{false: "decoded", true: "lazy"}[lazy], func(b *testing.B) { openFleet(b, lazy) })
+	}
+}
+
+func openFleet(b *testing.B, lazy bool) {
 	path := filepath.Join(b.TempDir(), "state", "agent.db")
 	log := logrus.New()
 	log.SetLevel(logrus.ErrorLevel)
-	ts, total := writeFleetCheckpoint(b, path, here, log)
+	ts, total := writeFleetCheckpoint(b, path, here, log, lazy)
 	b.ResetTimer()
 	var cpu time.Duration
 	for b.Loop() {

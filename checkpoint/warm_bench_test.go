@@ -9,9 +9,11 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+	"k8s.io/client-go/rest"
 
 	"github.com/kubesync/kubesync/checkpoint"
 	"github.com/kubesync/kubesync/internal/cputime"
+	"github.com/kubesync/kubesync/resources"
 	"github.com/kubesync/kubesync/syncer"
 	"github.com/kubesync/kubesync/syncertest"
 )
@@ -31,16 +33,36 @@ func (w *snapshotWatch) OnResumed(syncer.Resumed)          { w.once.Do(func() { 
 // BenchmarkWarmStartFleet measures a warm start of one of the fleet's agents
 // from Start to the whole snapshot delivered (OnResumed): opening the
 // checkpoint (BenchmarkOpenFleet), converting each object, filling the ledgers
-// and delivering 9,615 updates. The apiserver is syncertest's, in memory; each
-// start resumes from the same file.
+// and delivering 9,615 updates. decoded: a syncer with decoded values, whose
+// apiserver is syncertest's, in memory; lazy: one with lazy values, over
+// syncertest's HTTP server (the raw path, which lazy values need), handing on
+// each value undecoded. Each start resumes from the same file.
 //
 //	go test -run '^$' -bench WarmStartFleet -benchmem ./checkpoint
 func BenchmarkWarmStartFleet(b *testing.B) {
+	for _, lazy := range []bool{false, true} {
+		b.Run(map[bool]string{false: "decoded", true: "lazy"}[lazy], func(b *testing.B) { warmStartFleet(b, lazy) })
+	}
+}
+
+func warmStartFleet(b *testing.B, lazy bool) {
 	dir := b.TempDir()
 	golden := filepath.Join(dir, "golden", "agent.db")
 	log := logrus.New()
 	log.SetLevel(logrus.ErrorLevel)
-	ts, total := writeFleetCheckpoint(b, golden, syncer.ClusterIdentity{}, log) // no rest.Config: no address
+	api := syncertest.NewAPI(resources.All()...)
+	via := []syncer.Option{api.Option()}
+	var cfg *rest.Config // none: no address
+	if lazy {
+		srv := syncertest.NewServer(api)
+		defer srv.Close()
+		cfg, via = srv.Config(), []syncer.Option{syncer.WithLazyValues()}
+	}
+	id := syncer.ClusterIdentity{}
+	if cfg != nil {
+		id.Server = cfg.Host
+	}
+	ts, total := writeFleetCheckpoint(b, golden, id, log, lazy)
 	data, err := os.ReadFile(golden)
 	if err != nil {
 		b.Fatal(err)
@@ -60,8 +82,7 @@ func BenchmarkWarmStartFleet(b *testing.B) {
 			b.Fatal(err)
 		}
 		w := &snapshotWatch{resumed: make(chan struct{})}
-		s, err := syncer.New(nil, ts, w, syncer.WithCheckpoint(cp), syncer.WithLogger(log),
-			syncertest.NewAPI(ts...).Option())
+		s, err := syncer.New(cfg, ts, w, append([]syncer.Option{syncer.WithCheckpoint(cp), syncer.WithLogger(log)}, via...)...)
 		if err != nil {
 			b.Fatal(err)
 		}

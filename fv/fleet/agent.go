@@ -55,7 +55,9 @@ func (a *agent) start(ctx context.Context, warm bool) error {
 	if warm && a.dir == "" {
 		return fmt.Errorf("%s: a warm start needs a checkpoint", a.name)
 	}
-	opts := []syncer.Option{syncer.WithLogger(a.log)}
+	// Lazy values: the agent reads its pods only (tally.seq), and decodes
+	// nothing else, at a sync or from its checkpoint.
+	opts := []syncer.Option{syncer.WithLogger(a.log), syncer.WithLazyValues()}
 	if a.dir != "" {
 		if !warm {
 			if err := os.RemoveAll(a.checkpointPath()); err != nil {

@@ -143,6 +143,10 @@ var _ = Describe("Checkpoint and warm start", Ordered, func() {
 	It("delivers the snapshot while the apiserver is unreachable, stays ResyncInProgress, and recovers when it returns", func(ctx SpecContext) {
 		resumedWhileUnreachable(ctx, c)
 	})
+
+	It("keeps lazy values as their bytes, and resumes them as the same lazy values; changes meanwhile arrive as updates", func(ctx SpecContext) {
+		resumedLazily(ctx, c)
+	})
 })
 
 // killedWhileCheckpointing is the spec that it loses nothing when the agent is killed
