@@ -19,7 +19,10 @@
 // does not hold). A restart decodes the objects and runs the type's
 // conversion on them again, so a Type with a custom Convert gets the same values
 // back as long as its conversion is deterministic. The ledger's keys are what that
-// conversion produces; they are not stored twice.
+// conversion produces; they are not stored twice. A syncer with lazy values
+// hands the Store each value's bytes and UID instead (RecordLazy, format 3),
+// which are kept as they are and handed back undecoded
+// (syncer.PersistedObject.Encoded): its warm start decodes nothing.
 //
 // # Consistency
 //

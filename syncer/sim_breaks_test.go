@@ -34,6 +34,7 @@ const (
 	simBreakNoRetell         = "a cluster change's relist telling only what changed"
 	simBreakShortCatchUp     = "catch-up watches of timeoutSeconds 2"
 	simBreakUnansweredPaged  = "a streaming list that got no answer retried as a paged list"
+	simBreakLazyStale        = "a checkpoint that keeps an object's first lazy bytes at its newer revisions"
 )
 
 // breakEvent changes the event the loop is handed, or the type's state just

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesync/kubesync/resources"
 )
@@ -30,9 +31,31 @@ type simFileType struct {
 	by string
 }
 
+// record is what the file holds of the object id; none when the type has no
+// record yet (a nil ft).
+func (ft *simFileType) record(id string) (simRecord, bool) {
+	if ft == nil {
+		return simRecord{}, false
+	}
+	rec, ok := ft.objs[id]
+	return rec, ok
+}
+
+// simRecord is an object as the file holds it: decoded (obj), or a lazy
+// value's bytes and its UID (RecordLazy).
 type simRecord struct {
-	rev string
-	obj runtime.Object
+	rev     string
+	obj     runtime.Object
+	encoded []byte
+	uid     types.UID
+}
+
+// persisted is the record as Open hands it back, a copy of what the file holds.
+func (rec simRecord) persisted(id string) PersistedObject {
+	if rec.obj == nil {
+		return PersistedObject{ID: id, Revision: rec.rev, Encoded: slices.Clone(rec.encoded), UID: rec.uid}
+	}
+	return PersistedObject{ID: id, Revision: rec.rev, Object: rec.obj.DeepCopyObject()}
 }
 
 // simStore is one process's Checkpoint on the file, modelled on
@@ -52,6 +75,9 @@ type simStore struct {
 	snapshot  bool      // Open returned a snapshot
 	// doing says what the loop is handling, for a report of who noted a revision.
 	doing func() string
+	// staleLazy breaks the store on purpose (simBreakLazyStale): a lazy record
+	// keeps the bytes the file held of the object before, at its new revision.
+	staleLazy bool
 }
 
 type simChanges struct {
@@ -62,7 +88,10 @@ type simChanges struct {
 	by      string
 }
 
-var _ Checkpoint = (*simStore)(nil)
+var (
+	_ Checkpoint   = (*simStore)(nil)
+	_ LazyRecorder = (*simStore)(nil)
+)
 
 func newSimStore(f *simFile, now func() time.Time) *simStore {
 	return &simStore{f: f, now: now, types: map[string]bool{}, pending: map[string]*simChanges{},
@@ -95,7 +124,7 @@ func (c *simStore) Open(id ClusterIdentity, types []resources.Type, _ logrus.Fie
 		pt.Revision = ft.rev
 		for _, id := range slices.Sorted(maps.Keys(ft.objs)) {
 			rec := ft.objs[id]
-			pt.Objects = append(pt.Objects, PersistedObject{ID: id, Revision: rec.rev, Object: rec.obj.DeepCopyObject()})
+			pt.Objects = append(pt.Objects, rec.persisted(id))
 		}
 		whole = whole || pt.Revision != "" || len(pt.Objects) > 0
 	}
@@ -128,6 +157,15 @@ func (c *simStore) note(name string, fn func(*simChanges)) {
 
 func (c *simStore) Record(name, id, rev string, obj runtime.Object) {
 	c.note(name, func(ch *simChanges) { ch.objs[id] = &simRecord{rev: rev, obj: obj} })
+}
+
+func (c *simStore) RecordLazy(name, id, rev string, uid types.UID, encoded []byte) {
+	c.note(name, func(ch *simChanges) {
+		if was, ok := c.f.types[name].record(id); ok && c.staleLazy && was.encoded != nil {
+			encoded = was.encoded
+		}
+		ch.objs[id] = &simRecord{rev: rev, encoded: encoded, uid: uid}
+	})
 }
 
 func (c *simStore) Delete(name, id string) {

@@ -133,6 +133,7 @@ type simRun struct {
 	initial    InitialList
 	metaRelist float64
 	checkpoint bool
+	lazy       bool // WithLazyValues: the server's objects reach the syncer as protobuf messages
 	log        logrus.FieldLogger
 	// doing says what the loop is handling, for the checkpoint's report.
 	doing string
@@ -215,6 +216,10 @@ func newSimRun(o simOptions) *simRun {
 	r.metaRelist = []float64{1, 0.5, 0.5, 0.2, 0}[r.rnd.IntN(5)]
 	r.checkpoint = r.rnd.IntN(8) > 0
 	r.res0.variant = fmt.Sprintf("initial=%s metaRelist=%g checkpoint=%t", r.initial, r.metaRelist, r.checkpoint)
+	// Drawn apart from rnd, so that the other draws of a seed stay as they were.
+	if r.lazy = rand.New(rand.NewPCG(o.seed, 0x1a2e)).IntN(2) == 0; r.lazy {
+		r.res0.variant += " lazy"
+	}
 	r.drawLiveness()
 	if o.jitter > 0 {
 		r.res0.variant += fmt.Sprintf(" jitter=%g", o.jitter)
@@ -313,6 +318,9 @@ func (r *simRun) options(l *simLife) []Option {
 	if r.checkpoint {
 		opts = append(opts, WithCheckpoint(l.store))
 	}
+	if r.lazy {
+		opts = append(opts, WithLazyValues())
+	}
 	return append(opts, r.livenessOptions()...)
 }
 
@@ -338,6 +346,7 @@ func (r *simRun) startLife() {
 	l.foreign = r.file.cluster != "" && r.file.cluster != r.cluster.UID && l.first.err != nil
 	l.store = newSimStore(r.file, r.clk.Now)
 	l.store.doing = func() string { return r.doing }
+	l.store.staleLazy = r.o.broken == simBreakLazyStale
 	l.consumer = newSimConsumer(r, l)
 	s, err := New(nil, r.types, l.consumer, r.options(l)...)
 	if err != nil {

@@ -133,6 +133,7 @@ const (
 	SimBreakExpiredWaits     = simBreakExpiredWaits
 	SimBreakShortCatchUp     = simBreakShortCatchUp
 	SimBreakUnansweredPaged  = simBreakUnansweredPaged
+	SimBreakLazyStale        = simBreakLazyStale
 	SimBreakNoRetell         = simBreakNoRetell
 	SimBreakDeletedRevision  = simBreakDeletedRevision
 	SimBreakStoreDrop        = simBreakStoreDrop

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -51,6 +52,7 @@ const (
 	ruleDeletedRevision                // a Deleted at a revision older than the one the consumer holds
 	ruleCatchUpBookmark                // a catch-up watch that the watch cache cannot bookmark before its end
 	ruleUnanswered                     // a streaming list that got no answer retried as a paged list
+	ruleLazyValue                      // a value not lazy in a run of lazy values, or lazy bytes of another object or revision
 	simRules
 )
 
@@ -61,7 +63,7 @@ var simRuleNames = [...]string{"revision-back", "deleted-uid", "deleted-unheld",
 	"broker",
 	"unreachable-late", "outage-relist", "wake-up",
 	"liveness", "statuses", "expired-at-once", "deleted-revision", "catchup-bookmark",
-	"unanswered-stream"}
+	"unanswered-stream", "lazy-value"}
 
 func (r simRule) String() string { return simRuleNames[r] }
 
@@ -157,12 +159,37 @@ func (c *simConsumer) OnUpdates(ups []Update) {
 			case u.UpdateType == KVUpdated && !held:
 				c.r.violate(ruleUpdatedUnheld, "Updated of %v@%d, which the consumer does not hold", u.Key, rev)
 			}
+			c.checkValue(u)
 			c.view[u.Key] = simKV{Rev: rev, UID: u.UID}
 		}
 		c.last[u.Key] = max(c.last[u.Key], rev)
 	}
 	if c.extra != nil {
 		c.extra.OnUpdates(ups)
+	}
+}
+
+// checkValue checks what a New or Updated carries: in a run of lazy values a
+// lazy value, undecoded, whose object is the update's (its name, UID and
+// revision), whether read from the server or resumed from the checkpoint;
+// in another run the object decoded. Every simulated type has the default
+// conversion and full values.
+func (c *simConsumer) checkValue(u Update) {
+	raw, lazy := u.Value.(*resources.Raw)
+	switch {
+	case lazy != c.r.lazy:
+		c.r.violate(ruleLazyValue, "%v@%s carries a %T in a run with lazy values %t", u.Key, u.Revision, u.Value, c.r.lazy)
+	case lazy:
+		obj, err := raw.Object()
+		if err != nil {
+			c.r.violate(ruleLazyValue, "the lazy value of %v@%s does not decode: %v", u.Key, u.Revision, err)
+			return
+		}
+		m := obj.(*corev1.Pod).ObjectMeta
+		if m.Name != u.Key.Name || m.UID != u.UID || m.ResourceVersion != u.Revision {
+			c.r.violate(ruleLazyValue, "the lazy value of %v@%s (UID %s) is %s@%s (UID %s)", u.Key, u.Revision, u.UID,
+				m.Name, m.ResourceVersion, m.UID)
+		}
 	}
 }
 

@@ -57,8 +57,15 @@ var (
 
 func (s *simLW) RawEnabled() bool { return true }
 func (s *simLW) DisableRaw()      {}
-func (s *simLW) LazyDecoder(string, *atomic.Int64) func([]byte) (runtime.Object, error) {
-	return nil
+func (s *simLW) LazyDecoder(_ string, decodes *atomic.Int64) func([]byte) (runtime.Object, error) {
+	return func(data []byte) (runtime.Object, error) {
+		p := &corev1.Pod{}
+		if err := p.Unmarshal(data); err != nil {
+			return nil, err
+		}
+		decodes.Add(1)
+		return p, nil
+	}
 }
 
 func (s *simLW) res() string       { return s.r.res[s.idx] }
@@ -260,7 +267,14 @@ func (s *simLW) ListRaw(ctx context.Context, opts metav1.ListOptions, _ bool) (w
 	if err != nil {
 		return wire.Page{}, err
 	}
-	return wire.Page{List: podList(page, lm)}, nil
+	if !s.r.lazy {
+		return wire.Page{List: podList(page, lm)}, nil
+	}
+	p := wire.Page{Meta: lm}
+	for _, o := range page {
+		p.Objects = append(p.Objects, s.r.wireObject(o).(*wire.Object))
+	}
+	return p, nil
 }
 
 // ListMetadata is a page of a metadata list.
@@ -326,8 +340,25 @@ func (s *simLW) GetRaw(ctx context.Context, namespace, name, rv string) (*wire.O
 	case o.Rev > was.Rev:
 		r.fire(fGetNewer)
 	}
+	if r.lazy {
+		return r.wireObject(o).(*wire.Object), 0, nil
+	}
 	obj, err := wire.Decoded(simObject(o))
 	return obj, 0, err
+}
+
+// wireObject is o as the raw path carries it: the typed object a client
+// decodes, or, in a run of lazy values, its protobuf message undecoded, as a
+// real server's page or event carries it (wire.Encoded).
+func (r *simRun) wireObject(o sim.Object) runtime.Object {
+	if !r.lazy {
+		return simObject(o)
+	}
+	obj, err := wire.Encoded(simObject(o))
+	if err != nil {
+		panic(err)
+	}
+	return obj
 }
 
 // simObject is the model's object as the typed object a client decodes.

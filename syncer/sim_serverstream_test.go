@@ -339,7 +339,7 @@ func (st *simStream) advance(now time.Time) (watch.Event, bool) {
 	case len(st.initObjs) > 0:
 		o := st.initObjs[0]
 		st.initObjs = st.initObjs[1:]
-		return watch.Event{Type: watch.Added, Object: simObject(o)}, true
+		return watch.Event{Type: watch.Added, Object: r.wireObject(o)}, true
 	}
 	return st.live(now), true
 }
@@ -351,11 +351,11 @@ func (st *simStream) live(now time.Time) watch.Event {
 		st.pos = ch.Rev
 		switch {
 		case ch.Type == sim.Deleted:
-			return watch.Event{Type: watch.Deleted, Object: simObject(ch.Obj)}
+			return watch.Event{Type: watch.Deleted, Object: st.s.r.wireObject(ch.Obj)}
 		case st.initial || ch.Type == sim.Added:
-			return watch.Event{Type: watch.Added, Object: simObject(ch.Obj)}
+			return watch.Event{Type: watch.Added, Object: st.s.r.wireObject(ch.Obj)}
 		}
-		return watch.Event{Type: watch.Modified, Object: simObject(ch.Obj)}
+		return watch.Event{Type: watch.Modified, Object: st.s.r.wireObject(ch.Obj)}
 	}
 	st.pos = max(st.pos, skipped, st.srv.Cached(st.s.res()))
 	switch {

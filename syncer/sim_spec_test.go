@@ -114,6 +114,7 @@ var _ = Describe("The simulator", Label("sim"), func() {
 		Entry("a 410 relisting after a backoff step", syncer.SimBreakExpiredWaits, "expired-at-once"),
 		Entry("catch-up watches of timeoutSeconds 2", syncer.SimBreakShortCatchUp, "catchup-bookmark"),
 		Entry("a streaming list that got no answer retried as a paged list", syncer.SimBreakUnansweredPaged, "unanswered-stream"),
+		Entry("a checkpoint that keeps an object's first lazy bytes at its newer revisions", syncer.SimBreakLazyStale, "lazy-value"),
 		Entry("a Deleted delivered at its revision less one", syncer.SimBreakDeletedRevision, "deleted-revision"),
 		Entry("the Store fed without its Deleted", syncer.SimBreakStoreDrop, "store"),
 		Entry("an Updated delivered at its revision less one", syncer.SimBreakRevisionOffByOne, "converge", "checkpoint-delivered"),

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/kubesync/kubesync/internal/wire/meta"
 	"github.com/kubesync/kubesync/resources"
@@ -170,6 +171,32 @@ func Decoded(obj runtime.Object) (*Object, error) {
 	md := meta.Meta{Namespace: m.GetNamespace(), Name: m.GetName(), UID: string(m.GetUID()),
 		ResourceVersion: m.GetResourceVersion()}
 	return &Object{Meta: md, f: decodedFormat{obj}, owned: true}, nil
+}
+
+// Encoded is obj, a typed built-in object, as the raw path reads it from a
+// protobuf page or event: its protobuf message as a body of its own, its
+// metadata read from it. It serves a source that has no wire to read (a
+// simulated server) and whose objects must reach lazy values as they would
+// from a real one.
+func Encoded(obj runtime.Object) (*Object, error) {
+	gvks, _, err := scheme.Scheme.ObjectKinds(obj)
+	if err != nil {
+		return nil, fmt.Errorf("encoded object %T: %w", obj, err)
+	}
+	m, ok := obj.(interface{ Marshal() ([]byte, error) })
+	if !ok {
+		return nil, fmt.Errorf("encoded object %T: not a protobuf message", obj)
+	}
+	body, err := m.Marshal()
+	if err != nil {
+		return nil, fmt.Errorf("encoded object %T: %w", obj, err)
+	}
+	f := &pbFormat{name: gvks[0].Kind, gvk: gvks[0]}
+	md, id, err := f.metaOf(body)
+	if err != nil {
+		return nil, fmt.Errorf("encoded object %T: %w", obj, err)
+	}
+	return &Object{Meta: md, id: id, body: body, f: f, owned: true}, nil
 }
 
 // decodedFormat is the format of an object Decoded: its only body is the
