@@ -3,10 +3,12 @@ package syncer
 import (
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/sirupsen/logrus"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -48,6 +50,26 @@ type simRecord struct {
 	obj     runtime.Object
 	encoded []byte
 	uid     types.UID
+}
+
+// identity is the namespace, name and UID of the object the record holds, of
+// id; false if it holds none. A lazy record's are its id's and its own UID, as
+// a warm start resumes it.
+func (rec simRecord) identity(id string) (namespace, name string, uid types.UID, ok bool) {
+	if rec.obj == nil {
+		if rec.encoded == nil {
+			return "", "", "", false
+		}
+		if namespace, name, ok = strings.Cut(id, "/"); !ok {
+			namespace, name = "", id
+		}
+		return namespace, name, rec.uid, true
+	}
+	m, err := meta.Accessor(rec.obj)
+	if err != nil {
+		return "", "", "", false
+	}
+	return m.GetNamespace(), m.GetName(), m.GetUID(), true
 }
 
 // persisted is the record as Open hands it back, a copy of what the file holds.

@@ -5,8 +5,6 @@ import (
 	"maps"
 	"strconv"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-
 	"github.com/kubesync/kubesync/resources"
 )
 
@@ -147,16 +145,16 @@ func (r *simRun) fileObjects(t resources.Type, have map[resources.Key]simKV) boo
 	if ft == nil {
 		return true
 	}
-	for _, rec := range ft.objs {
-		m, err := meta.Accessor(rec.obj)
-		if err != nil {
+	for id, rec := range ft.objs {
+		namespace, name, uid, ok := rec.identity(id)
+		if !ok {
 			r.violate(ruleCheckpointTold, "the checkpoint of %s holds %T", t.Name, rec.obj)
 			return false
 		}
 		rev, _ := strconv.ParseUint(rec.rev, 10, 64)
-		k := t.KeyFor(m.GetNamespace(), m.GetName())
+		k := t.KeyFor(namespace, name)
 		if h, ok := have[k]; !ok || rev > h.Rev {
-			have[k] = simKV{Rev: rev, UID: m.GetUID()}
+			have[k] = simKV{Rev: rev, UID: uid}
 		}
 	}
 	return true

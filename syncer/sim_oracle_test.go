@@ -443,9 +443,10 @@ func (r *simRun) checkFile() {
 				continue
 			}
 			o, ok := rr.Get(id, R)
-			if ok && o.Rev == rev && string(uidOf(ft.objs[id].obj)) != o.UID {
+			_, _, uid, _ := ft.objs[id].identity(id)
+			if ok && o.Rev == rev && string(uid) != o.UID {
 				r.violate(ruleCheckpointAhead, "the checkpoint of %s at revision %d holds %s@%d of UID %s; the cluster "+
-					"holds it at the same revision, another UID %s", t.Name, R, id, rev, uidOf(ft.objs[id].obj), o.UID)
+					"holds it at the same revision, another UID %s", t.Name, R, id, rev, uid, o.UID)
 				return
 			}
 			if !ok || o.Rev != rev || !r.sels[i].Matches(o) {
