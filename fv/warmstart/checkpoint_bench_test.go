@@ -58,8 +58,9 @@ func (w *stopwatch) OnUpdates(ups []syncer.Update) {
 // BenchmarkWarmStart measures one agent against a real control plane holding
 // 10,000 objects (5,000 pods, typed and protobuf, and 5,000 Calico network sets,
 // unstructured JSON): from Start to every object delivered and to InSync, cold (no
-// checkpoint) and warm (from the checkpoint a previous run left). It reports
-// ms-to-snapshot and ms-to-insync per start.
+// checkpoint) and warm (from the checkpoint a previous run left), with decoded
+// values (warm) and lazy ones (warm-lazy). It reports ms-to-snapshot and
+// ms-to-insync per start.
 //
 //	KUBEBUILDER_ASSETS=$(tools/controlplane/build.sh) go test -run '^$' -bench WarmStart -benchtime 5x ./fv/
 func BenchmarkWarmStart(b *testing.B) {
@@ -131,16 +132,20 @@ func BenchmarkWarmStart(b *testing.B) {
 		}
 		return syncer.WithCheckpoint(cp)
 	}
-	b.Run("warm", func(b *testing.B) {
-		_ = os.RemoveAll(filepath.Dir(path))
-		start(b, file(b)) // writes the checkpoint, at Stop
-		var snap, in []time.Duration
-		for b.Loop() {
-			s, i := start(b, file(b))
-			snap, in = append(snap, s), append(in, i)
-		}
-		report(b, snap, in)
-	})
+	// warm: decoded values; warm-lazy: lazy values, whose checkpoint keeps their
+	// bytes, and whose warm start decodes nothing.
+	for name, opts := range map[string][]syncer.Option{"warm": nil, "warm-lazy": {syncer.WithLazyValues()}} {
+		b.Run(name, func(b *testing.B) {
+			_ = os.RemoveAll(filepath.Dir(path))
+			start(b, append(opts, file(b))...) // writes the checkpoint, at Stop
+			var snap, in []time.Duration
+			for b.Loop() {
+				s, i := start(b, append(opts, file(b))...)
+				snap, in = append(snap, s), append(in, i)
+			}
+			report(b, snap, in)
+		})
+	}
 }
 
 // median in milliseconds.
