@@ -63,7 +63,6 @@ func encodeLazy(rev string, uid types.UID, encoded []byte) []byte {
 
 // encodeRecord encodes obj at rev. It only reads obj.
 func encodeRecord(rev string, obj runtime.Object) ([]byte, error) {
-	head := func(codec byte, payload int) []byte { return recordHead(codec, rev, payload) }
 	var b []byte
 	switch o := obj.(type) {
 	case *unstructured.Unstructured:
@@ -72,16 +71,16 @@ func encodeRecord(rev string, obj runtime.Object) ([]byte, error) {
 			return nil, fmt.Errorf("cannot encode %s/%s: it has no kind", o.GetNamespace(), o.GetName())
 		}
 		var err error
-		if b, err = appendBinary(head(codecBinary, 256), o); err != nil {
+		if b, err = appendBinary(recordHead(codecBinary, rev, 256), o); err != nil {
 			js, err := o.MarshalJSON()
 			if err != nil {
 				return nil, err
 			}
-			b = append(head(codecJSON, len(js)), js...)
+			b = append(recordHead(codecJSON, rev, len(js)), js...)
 		}
 	case protoObject:
 		n := o.Size()
-		b = head(codecProto, n)
+		b = recordHead(codecProto, rev, n)
 		start := len(b)
 		b = b[:start+n]
 		if _, err := o.MarshalToSizedBuffer(b[start:]); err != nil {
