@@ -2,6 +2,7 @@ package checkpoint_test
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -278,16 +279,14 @@ func BenchmarkWriteFleet(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var all []struct {
+	type object struct {
 		typeName string
 		syncer.PersistedObject
 	}
-	for name, t := range snap.Types {
-		for _, po := range t.Objects {
-			all = append(all, struct {
-				typeName string
-				syncer.PersistedObject
-			}{name, po})
+	var all []object
+	for _, name := range slices.Sorted(maps.Keys(snap.Types)) { // in one order: the same objects change in every run
+		for _, po := range snap.Types[name].Objects {
+			all = append(all, object{name, po})
 		}
 	}
 	rnd := rand.New(rand.NewPCG(1, 2))

@@ -3,8 +3,6 @@ package syncer_test
 import (
 	"context"
 	"errors"
-	"io"
-	"net/url"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -189,47 +187,47 @@ var _ = Describe("An apiserver that cannot be reached", func() {
 	})
 
 	It("retries a streaming list that found no connection, or lost it before the answer, as a stream, not as a paged list", func() {
-		e := newEnv([]string{"a"}, syncer.WithInitialList(syncer.Auto), syncer.WithTiming(syncer.Timing{Backoff: rateBackoff}))
-		defer e.shutdown()
-		e.api["a"].Set("1")
-		var failed atomic.Int32
-		e.api["a"].FailWatchCalls(func() error {
-			switch failed.Add(1) {
+		reads, failed := streamsFailing(func(n int32) error {
+			switch n {
 			case 1:
 				return refused() // no connection made
-			case 2: // the connection closed before the response began
-				return &url.Error{Op: "Get", URL: "https://apiserver/api/v1/a", Err: io.ErrUnexpectedEOF}
+			case 2:
+				return lostBeforeAnswer()
 			}
 			return nil
 		})
-		e.start()
-		e.waitInSync()
-		reads := readsOf(e.api["a"].Calls())
 		Expect(reads).NotTo(ContainElement([]any{"list", false}), "no paged list")
-		Expect(failed.Load()).To(BeNumerically(">", 2), "both faults fired")
+		Expect(failed).To(BeNumerically(">", 2), "both faults fired")
 		Expect(reads[:3]).To(Equal([]any{[]any{"watch", true}, []any{"watch", true}, []any{"watch", true}}),
 			"a stream, retried as a stream, twice")
 	})
 
 	It("gives streams up for paged lists once three in a row lost their connection before the answer", func() {
-		e := newEnv([]string{"a"}, syncer.WithInitialList(syncer.Auto), syncer.WithTiming(syncer.Timing{Backoff: rateBackoff}))
-		defer e.shutdown()
-		e.api["a"].Set("1")
-		var failed atomic.Int32
-		e.api["a"].FailWatchCalls(func() error {
-			if failed.Add(1) > 3 {
+		reads, failed := streamsFailing(func(n int32) error {
+			if n > 3 {
 				return nil
 			}
-			return &url.Error{Op: "Get", URL: "https://apiserver/api/v1/a", Err: io.ErrUnexpectedEOF} // a proxy that drops streams
+			return lostBeforeAnswer() // a proxy that drops streams
 		})
-		e.start()
-		e.waitInSync()
-		reads := readsOf(e.api["a"].Calls())
-		Expect(failed.Load()).To(BeNumerically(">=", 3), "the three faults fired")
+		Expect(failed).To(BeNumerically(">=", 3), "the three faults fired")
 		Expect(reads[:4]).To(Equal([]any{[]any{"watch", true}, []any{"watch", true}, []any{"watch", true}, []any{"list", false}}),
 			"three streams, then a paged list")
 	})
 })
+
+// streamsFailing syncs type a under Auto to InSync, its n-th watch request
+// (from 1) failing with fail(n), none if nil, and returns its reads (readsOf)
+// and how many watch requests were made.
+func streamsFailing(fail func(n int32) error) ([]any, int32) {
+	e := newEnv([]string{"a"}, syncer.WithInitialList(syncer.Auto), syncer.WithTiming(syncer.Timing{Backoff: rateBackoff}))
+	defer e.shutdown()
+	e.api["a"].Set("1")
+	var n atomic.Int32
+	e.api["a"].FailWatchCalls(func() error { return fail(n.Add(1)) })
+	e.start()
+	e.waitInSync()
+	return readsOf(e.api["a"].Calls()), n.Load()
+}
 
 // readsOf is each request of calls but the stops, as its verb and whether it
 // asked for initial events: a streaming list is {"watch", true}, a paged list

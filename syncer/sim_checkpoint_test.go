@@ -3,7 +3,6 @@ package syncer
 import (
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubesync/kubesync/resources"
 )
@@ -60,10 +60,8 @@ func (rec simRecord) identity(id string) (namespace, name string, uid types.UID,
 		if rec.encoded == nil {
 			return "", "", "", false
 		}
-		if namespace, name, ok = strings.Cut(id, "/"); !ok {
-			namespace, name = "", id
-		}
-		return namespace, name, rec.uid, true
+		namespace, name, err := cache.SplitMetaNamespaceKey(id)
+		return namespace, name, rec.uid, err == nil
 	}
 	m, err := meta.Accessor(rec.obj)
 	if err != nil {

@@ -3,7 +3,9 @@ package syncer_test
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/url"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -18,6 +20,12 @@ import (
 
 var refused = func() error {
 	return &net.OpError{Op: "dial", Net: "tcp", Err: &net.OpError{Op: "connect", Err: syscall.ECONNREFUSED}}
+}
+
+// lostBeforeAnswer is a request whose connection closed before the response
+// began, as net/http reports it.
+var lostBeforeAnswer = func() error {
+	return &url.Error{Op: "Get", URL: "https://apiserver/api/v1/a", Err: io.ErrUnexpectedEOF}
 }
 
 var _ = Describe("A type whose requests do not reach the apiserver", func() {

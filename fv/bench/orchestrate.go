@@ -59,14 +59,14 @@ type RunResult struct {
 	APIServerRelistCPU float64
 }
 
-// Run starts the control plane, loads it and runs the contenders. It returns the
-// report.
 // apiserverProfileSeconds is how long a relist's apiserver CPU profile runs
 // (orchestrate.APIServerProfile): longer than the slowest relist of the
 // workloads (about 8 s), so that the profile holds all of it; the rest of the
 // window is the apiserver idling.
 const apiserverProfileSeconds = 15
 
+// Run starts the control plane, loads it and runs the contenders. It returns the
+// report.
 func Run(ctx context.Context, o Options) (*Report, error) {
 	logf := orchestrate.Logf(o.Log)
 	rep := &Report{Session: orchestrate.Begin(), Options: o}

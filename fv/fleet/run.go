@@ -396,7 +396,12 @@ func (r *runner) profile(ctx context.Context, run string, began time.Time) (wait
 				done <- err
 				return
 			}
-			time.Sleep(100 * time.Millisecond)
+			select {
+			case <-ctx.Done():
+				done <- ctx.Err()
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
 		}
 	}()
 	return func() error { return <-done }

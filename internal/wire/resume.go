@@ -2,9 +2,9 @@ package wire
 
 import (
 	"fmt"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubesync/kubesync/resources"
 )
@@ -19,9 +19,10 @@ import (
 func (s *Source) Resume(id, rev string, uid types.UID, encoded []byte) Value {
 	v := Value{ID: id, Rev: rev, UID: uid}
 	if s.lazy != nil {
-		namespace, name, namespaced := strings.Cut(id, "/")
-		if !namespaced {
-			namespace, name = "", id
+		namespace, name, err := cache.SplitMetaNamespaceKey(id)
+		if err != nil {
+			v.Err = fmt.Errorf("%s: %w", s.Name, err)
+			return v
 		}
 		key := s.t.KeyFor(namespace, name)
 		v.KVs = []resources.KVPair{{Key: key, Value: resources.NewRaw(encoded, s.lazy), Revision: rev, UID: uid}}
