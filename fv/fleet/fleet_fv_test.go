@@ -2,6 +2,8 @@ package fleet_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -14,10 +16,14 @@ import (
 // A small fleet on the real control plane: what `make fleet` measures at scale,
 // asserted on counts rather than on time.
 var _ = Describe("a small fleet", Ordered, func() {
-	var rep *fleet.Report
+	var (
+		rep      *fleet.Report
+		profiles string
+	)
 	const agents = 3
 
 	BeforeAll(func(ctx SpecContext) {
+		profiles = GinkgoT().TempDir()
 		o := fleet.Options{
 			Agents: agents, Wave: 1,
 			Workload:      fleet.Workload{Namespaces: 2, Nodes: agents, Pods: 60, Services: 10, EndpointSlices: 20, NetworkSets: 100},
@@ -28,6 +34,7 @@ var _ = Describe("a small fleet", Ordered, func() {
 			// of the control plane's apiserver.
 			CaughtUpTimeout: 3 * time.Minute,
 			Dir:             GinkgoT().TempDir(),
+			Profile:         profiles,
 			Log:             GinkgoWriter,
 		}
 		var err error
@@ -77,5 +84,15 @@ var _ = Describe("a small fleet", Ordered, func() {
 		// behaviour, not wall-clock speed (at 200 objects on a loaded machine
 		// the two medians are tenths of a second apart, either way).
 		Expect(warm.ToComplete).To(HaveLen(len(cold.ToComplete)), "every agent restarted warm got its snapshot")
+	})
+
+	It("profiles the agents' CPU over the warm rolling restart, given a folder for profiles", func() {
+		data, err := os.ReadFile(filepath.Join(profiles, "rolling-restart-kubesync-warm-agents.pprof"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(data).To(HavePrefix("\x1f\x8b"), "a profile is gzipped protobuf")
+		Expect(len(data)).To(BeNumerically(">", 100))
+		entries, err := os.ReadDir(profiles)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(entries).To(HaveLen(1), "no other run profiles the agents, and this fleet restarts no apiserver")
 	})
 })

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -59,7 +58,9 @@ type Options struct {
 	// a CPU profile of the restarted apiserver over the run's window, from the
 	// first moment it answers (<run>-apiserver.pprof): what it spends the
 	// agents' catch-up on. The profiler costs the apiserver a little CPU, alike in
-	// every run it profiles.
+	// every run it profiles. The warm rolling restart writes a CPU profile of the
+	// agents' process over its run (<run>-agents.pprof): what a warm start
+	// spends, its snapshot's included, next to the other agents and the writer.
 	Profile string
 	Command string    // the command line shown in the report
 	Log     io.Writer // progress lines; nil discards them
@@ -338,6 +339,13 @@ func (r *runner) idle(ctx context.Context, f *fleet) error {
 // maxUnavailable=Wave would.
 func (r *runner) rolling(ctx context.Context, name string, f *fleet, warm bool) error {
 	return r.measured(ctx, name, f, func() ([]int, bool, error) {
+		if warm {
+			stop, err := r.profileAgents(name)
+			if err != nil {
+				return nil, false, err
+			}
+			defer stop()
+		}
 		all := f.all()
 		for lo := 0; lo < len(all); lo += r.o.Wave {
 			wave := all[lo:min(lo+r.o.Wave, len(all))]
@@ -370,41 +378,6 @@ func (r *runner) apiServerRestart(ctx context.Context, name string, f *fleet) er
 		}
 		return nil, true, waitProfile()
 	})
-}
-
-// profile, with Options.Profile, profiles the restarted apiserver's CPU from
-// the first moment it answers to the end of the run's window: it asks for a
-// profile until the end of the window every 100 ms until one completes. It
-// returns a func that waits for that. It is called once the old apiserver has
-// stopped, which would otherwise drain the profile's request before it exits.
-func (r *runner) profile(ctx context.Context, run string, began time.Time) (wait func() error) {
-	if r.o.Profile == "" {
-		return func() error { return nil }
-	}
-	name := strings.ReplaceAll(strings.ReplaceAll(run, ", ", "-"), " ", "-") + "-apiserver.pprof"
-	path, end := filepath.Join(r.o.Profile, name), began.Add(r.o.RestartWindow)
-	done := make(chan error, 1)
-	go func() {
-		for {
-			seconds := int(time.Until(end).Seconds())
-			if seconds < 1 {
-				done <- fmt.Errorf("no profile of the restarted apiserver before the end of %q's window", run)
-				return
-			}
-			err := orchestrate.APIServerProfile(ctx, r.kube, seconds, path)()
-			if err == nil || ctx.Err() != nil {
-				done <- err
-				return
-			}
-			select {
-			case <-ctx.Done():
-				done <- ctx.Err()
-				return
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
-	}()
-	return func() error { return <-done }
 }
 
 // restartAndCatchUp restarts the apiserver (stopped runs between its stop and

@@ -42,7 +42,7 @@ func run(args []string) int {
 	fs.DurationVar(&o.RestartWindow, "restart-window", o.RestartWindow, "each apiserver restart run lasts at least this long from the restart")
 	fs.DurationVar(&o.CaughtUpTimeout, "timeout", o.CaughtUpTimeout, "bound on each wait for the agents to catch up")
 	fs.StringVar(&o.Dir, "dir", "", "folder for the checkpoints and logs (default: a new temporary folder)")
-	fs.StringVar(&o.Profile, "profile", "", "folder for a CPU profile of the restarted apiserver in each apiserver restart run")
+	fs.StringVar(&o.Profile, "profile", "", "folder for a CPU profile of the restarted apiserver in each apiserver restart run, and of the agents in the warm rolling restart")
 	_ = fs.Parse(args)
 	o.Workload.Nodes = o.Agents
 	o.Log = os.Stderr
