@@ -48,15 +48,13 @@ type protoObject interface {
 func recordHead(codec byte, rev string, payload int) []byte {
 	b := make([]byte, 5, 5+binary.MaxVarintLen64+len(rev)+payload)
 	b[4] = codec
-	b = binary.AppendUvarint(b, uint64(len(rev)))
-	return append(b, rev...)
+	return appendString(b, rev)
 }
 
 // encodeLazy encodes the lazy value encoded, of the object with uid, at rev.
 func encodeLazy(rev string, uid types.UID, encoded []byte) []byte {
 	b := recordHead(codecLazy, rev, binary.MaxVarintLen64+len(uid)+len(encoded))
-	b = binary.AppendUvarint(b, uint64(len(uid)))
-	b = append(append(b, uid...), encoded...)
+	b = append(appendString(b, string(uid)), encoded...)
 	binary.LittleEndian.PutUint32(b, crc32.Checksum(b[4:], crcTable))
 	return b
 }

@@ -113,33 +113,6 @@ func runContender(ctx context.Context, a ContenderArgs, in io.Reader, w *lineWri
 	return serveCommands(ctx, a, c, in, w)
 }
 
-// cpuProfile is a CPU profile under way; stop on nil does nothing, so that an
-// unprofiled run needs no test.
-type cpuProfile struct{ f *os.File }
-
-// startCPUProfile profiles to path, or not at all when path is "".
-func startCPUProfile(path string) (*cpuProfile, error) {
-	if path == "" {
-		return nil, nil
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		_ = f.Close()
-		return nil, err
-	}
-	return &cpuProfile{f: f}, nil
-}
-
-func (p *cpuProfile) stop() {
-	if p != nil {
-		pprof.StopCPUProfile()
-		_ = p.f.Close()
-	}
-}
-
 // withSuffix is prefix+suffix, or "" when prefix is "" (nothing profiled).
 func withSuffix(prefix, suffix string) string {
 	if prefix == "" {
@@ -151,7 +124,7 @@ func withSuffix(prefix, suffix string) string {
 // initialSync runs the contender's initial sync, profiled if a asks, and returns
 // its "synced" message.
 func initialSync(ctx context.Context, a ContenderArgs, c contender) (Message, error) {
-	prof, err := startCPUProfile(withSuffix(a.Profile, ".cpu"))
+	prof, err := orchestrate.StartCPUProfile(withSuffix(a.Profile, ".cpu"))
 	if err != nil {
 		return Message{}, err
 	}
@@ -164,7 +137,7 @@ func initialSync(ctx context.Context, a ContenderArgs, c contender) (Message, er
 	read := bytesRead() - read0
 	samples := smp.stop()
 	cancel()
-	prof.stop()
+	_ = prof.Stop()
 	if err != nil {
 		return Message{}, fmt.Errorf("%s: initial sync: %w", a.Kind, err)
 	}
@@ -219,7 +192,7 @@ func serveCommands(ctx context.Context, a ContenderArgs, c contender, in io.Read
 			if err := orchestrate.Self().ResetPeak(); err != nil {
 				return fmt.Errorf("resetting the peak RSS: %w", err)
 			}
-			prof, err := startCPUProfile(withSuffix(a.Profile, ".relist.cpu"))
+			prof, err := orchestrate.StartCPUProfile(withSuffix(a.Profile, ".relist.cpu"))
 			if err != nil {
 				return err
 			}
@@ -244,7 +217,7 @@ type relistWindow struct {
 	cpu0  float64
 	read0 uint64
 	smp   *sampler
-	prof  *cpuProfile
+	prof  *orchestrate.CPUProfile
 }
 
 // relisted waits for the contender's relist triggered at startedAt, and writes
@@ -258,7 +231,7 @@ func relisted(ctx context.Context, kind string, c contender, startedAt time.Time
 	cancel()
 	cpu, read := cputime.Process().Seconds()-win.cpu0, bytesRead()-win.read0
 	samples := win.smp.stop()
-	win.prof.stop()
+	_ = win.prof.Stop()
 	if err != nil {
 		return fmt.Errorf("%s: relist: %w", kind, err)
 	}

@@ -3,9 +3,7 @@ package fleet
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -23,21 +21,16 @@ func profileName(run, what string) string {
 // is read by its functions (the syncer's resume, the checkpoint's load, the
 // consumer's callbacks).
 func (r *runner) profileAgents(run string) (stop func(), err error) {
-	if r.o.Profile == "" {
-		return func() {}, nil
+	path := ""
+	if r.o.Profile != "" {
+		path = filepath.Join(r.o.Profile, profileName(run, "agents"))
 	}
-	path := filepath.Join(r.o.Profile, profileName(run, "agents"))
-	f, err := os.Create(path)
+	prof, err := orchestrate.StartCPUProfile(path)
 	if err != nil {
 		return nil, fmt.Errorf("fleet: the agents' profile: %w", err)
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		_ = f.Close()
-		return nil, fmt.Errorf("fleet: the agents' profile: %w", err)
-	}
 	return func() {
-		pprof.StopCPUProfile()
-		if err := f.Close(); err != nil {
+		if err := prof.Stop(); err != nil {
 			r.logf("  the agents' profile %s: %v", path, err)
 		}
 	}, nil

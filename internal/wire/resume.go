@@ -13,7 +13,7 @@ import (
 // held it (resources.Raw.Bytes), at rev with uid. With lazy values it is a Raw
 // of those bytes again, and nothing is decoded. Without, it is decoded by its
 // RawSource's lazy decoder (which strips managed fields, as the lazy value's
-// bytes are) and converted. A Source whose lister/watcher reads nothing raw
+// bytes are; made at the first such call, for every other) and converted. A Source whose lister/watcher reads nothing raw
 // cannot decode it: the Value carries the error, and its caller lists the
 // type.
 func (s *Source) Resume(id, rev string, uid types.UID, encoded []byte) Value {
@@ -24,16 +24,17 @@ func (s *Source) Resume(id, rev string, uid types.UID, encoded []byte) Value {
 			v.Err = fmt.Errorf("%s: %w", s.Name, err)
 			return v
 		}
-		key := s.t.KeyFor(namespace, name)
-		v.KVs = []resources.KVPair{{Key: key, Value: resources.NewRaw(encoded, s.lazy), Revision: rev, UID: uid}}
-		return v
+		return s.withLazy(v, namespace, name, resources.NewRaw(encoded, s.lazy))
 	}
-	rs, ok := s.LW.(RawSource)
-	if !ok {
-		v.Err = fmt.Errorf("%s %s: kept undecoded, and its type is not read raw now", s.Name, id)
-		return v
+	if s.undecode == nil {
+		rs, ok := s.LW.(RawSource)
+		if !ok {
+			v.Err = fmt.Errorf("%s %s: kept undecoded, and its type is not read raw now", s.Name, id)
+			return v
+		}
+		s.undecode = rs.LazyDecoder(s.Name, s.decodes)
 	}
-	obj, err := rs.LazyDecoder(s.Name, s.decodes)(encoded)
+	obj, err := s.undecode(encoded)
 	if err != nil {
 		v.Err = err
 		return v

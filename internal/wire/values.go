@@ -58,6 +58,7 @@ type Source struct {
 	Reader
 	t        resources.Type
 	lazy     func([]byte) (runtime.Object, error) // nil: values are decoded
+	undecode func([]byte) (runtime.Object, error) // Resume's decoder of kept lazy values, without lazy values
 	wantLazy bool
 	typed    bool // a lazy value is decoded once as well, for Src
 	fresh    bool
@@ -192,8 +193,7 @@ func (s *Source) valueOf(r *Object) Value {
 	if err != nil {
 		return rawFailed(s.Name, r, err)
 	}
-	v := rawIdentity(r)
-	v.KVs = []resources.KVPair{{Key: s.t.KeyFor(r.Meta.Namespace, r.Meta.Name), Value: raw, Revision: v.Rev, UID: v.UID}}
+	v := s.withLazy(rawIdentity(r), r.Meta.Namespace, r.Meta.Name, raw)
 	if s.typed {
 		// A typed record needs the object decoded. One that does not decode is
 		// a parse failure, as without lazy values.
@@ -203,6 +203,12 @@ func (s *Source) valueOf(r *Object) Value {
 		}
 		v.Src = d.Src
 	}
+	return v
+}
+
+// withLazy is v, whose object is namespace/name, with raw as its one value.
+func (s *Source) withLazy(v Value, namespace, name string, raw *resources.Raw) Value {
+	v.KVs = []resources.KVPair{{Key: s.t.KeyFor(namespace, name), Value: raw, Revision: v.Rev, UID: v.UID}}
 	return v
 }
 
